@@ -1,0 +1,215 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A per-user credentials file: the store behind ``SystemKeyChainAuthService`` on Linux, and
+/// usable on any platform.
+///
+/// - The file is `credentials.json` in a `gentle-networking` directory under
+///   `$XDG_CONFIG_HOME`, or under `~/.config` when that variable is unset or not absolute.
+/// - The directory is created with mode 0700 and the file with mode 0600.
+/// - A file or directory that other users can read or write is refused with
+///   ``CredentialStoreError/Code/insecurePermissions``, as ssh does with private keys.
+/// - Writes are atomic: a temporary file in the same directory, flushed, then renamed over.
+/// - A file that cannot be parsed is ``CredentialStoreError/Code/corruptFile`` and is never
+///   overwritten: saving into it fails too, so nothing is silently lost.
+public struct FileCredentialStore: Sendable {
+    /// The directory holding the credentials file; `nil` when no config directory exists.
+    public let directory: URL?
+
+    /// The credentials file.
+    public var fileURL: URL? { directory?.appendingPathComponent("credentials.json") }
+
+    /// Serializes reads and writes from this process; the rename keeps other processes safe.
+    private static let lock = Locked(())
+
+    /// Creates a store in `directory`.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Creates the store at the standard per-user location.
+    public init() {
+        self.directory = Self.defaultDirectory()
+    }
+
+    /// `$XDG_CONFIG_HOME/gentle-networking`, or `~/.config/gentle-networking`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("gentle-networking")
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".config")
+            .appendingPathComponent("gentle-networking")
+    }
+
+    /// The value stored under `key`, or `nil`.
+    public func value(for key: String) throws(CredentialStoreError) -> String? {
+        try Self.lock.withLock { _ throws(CredentialStoreError) in
+            try readEntries()[key]
+        }
+    }
+
+    /// Stores `value` under `key`, or removes the key when `value` is `nil`.
+    public func setValue(_ value: String?, for key: String) throws(CredentialStoreError) {
+        try Self.lock.withLock { _ throws(CredentialStoreError) in
+            var entries = try readEntries()
+            if entries[key] == value { return }
+            entries[key] = value
+            try writeEntries(entries)
+        }
+    }
+
+    // MARK: File format
+
+    private struct FileContents: Codable {
+        var version: Int
+        var entries: [String: String]
+    }
+
+    private func paths() throws(CredentialStoreError) -> (directory: String, file: String) {
+        guard let directory else {
+            throw CredentialStoreError(
+                .noConfigDirectory, message: "Neither XDG_CONFIG_HOME nor HOME is set to an absolute path.")
+        }
+        return (directory.path, directory.appendingPathComponent("credentials.json").path)
+    }
+
+    private func readEntries() throws(CredentialStoreError) -> [String: String] {
+        let (directoryPath, filePath) = try paths()
+        var info = stat()
+        if lstat(directoryPath, &info) != 0 {
+            if errno == ENOENT { return [:] }
+            throw Self.ioError("stat", path: directoryPath)
+        }
+        try Self.checkDirectory(info, path: directoryPath)
+        let descriptor = open(filePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return [:] }
+            throw Self.ioError("open", path: filePath)
+        }
+        defer { close(descriptor) }
+        if fstat(descriptor, &info) != 0 { throw Self.ioError("stat", path: filePath) }
+        if info.st_mode & 0o077 != 0 {
+            throw CredentialStoreError(
+                .insecurePermissions, path: filePath,
+                message: "The credentials file is accessible by other users (mode \(Self.octal(info.st_mode))); "
+                    + "run chmod 600 on it.")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.ioError("read", path: filePath)
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        do {
+            let contents = try JSONDecoder().decode(FileContents.self, from: data)
+            guard contents.version == 1 else {
+                throw CredentialStoreError(
+                    .corruptFile, path: filePath, message: "Unsupported credentials file version \(contents.version).")
+            }
+            return contents.entries
+        } catch let error as CredentialStoreError {
+            throw error
+        } catch {
+            throw CredentialStoreError(
+                .corruptFile, path: filePath,
+                message: "The credentials file cannot be parsed; it was left untouched. Move it away to start over.")
+        }
+    }
+
+    private func writeEntries(_ entries: [String: String]) throws(CredentialStoreError) {
+        let (directoryPath, filePath) = try paths()
+        try Self.makeDirectory(directoryPath)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let data: Data
+        do {
+            data = try encoder.encode(FileContents(version: 1, entries: entries))
+        } catch {
+            throw CredentialStoreError(.ioFailure, path: filePath, message: "Could not encode credentials.")
+        }
+        let temporaryPath = filePath + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor < 0 { throw Self.ioError("create", path: temporaryPath) }
+        var succeeded = false
+        defer {
+            if !succeeded { unlink(temporaryPath) }
+        }
+        let writeFailed = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                offset += written
+            }
+            return false
+        }
+        if writeFailed || fsync(descriptor) != 0 {
+            let error = Self.ioError("write", path: temporaryPath)
+            close(descriptor)
+            throw error
+        }
+        close(descriptor)
+        if rename(temporaryPath, filePath) != 0 { throw Self.ioError("rename", path: filePath) }
+        succeeded = true
+    }
+
+    // MARK: Permissions
+
+    private static func makeDirectory(_ path: String) throws(CredentialStoreError) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            try checkDirectory(info, path: path)
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, lstat(parent, &info) != 0 {
+            try makeDirectory(parent)
+        }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw ioError("mkdir", path: path)
+        }
+    }
+
+    private static func checkDirectory(_ info: stat, path: String) throws(CredentialStoreError) {
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw CredentialStoreError(.insecurePermissions, path: path, message: "The credentials path is not a directory.")
+        }
+        guard info.st_uid == getuid() else {
+            throw CredentialStoreError(
+                .insecurePermissions, path: path, message: "The credentials directory is owned by another user.")
+        }
+        if info.st_mode & 0o077 != 0 {
+            throw CredentialStoreError(
+                .insecurePermissions, path: path,
+                message: "The credentials directory is accessible by other users (mode \(octal(info.st_mode))); "
+                    + "run chmod 700 on it.")
+        }
+    }
+
+    private static func octal(_ mode: mode_t) -> String {
+        "0" + String(mode & 0o777, radix: 8)
+    }
+
+    private static func ioError(_ operation: String, path: String) -> CredentialStoreError {
+        let code = errno
+        let reason = String(cString: strerror(code))
+        return CredentialStoreError(.ioFailure, path: path, message: "\(operation) failed: \(reason) (errno \(code)).")
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The built-in auth service: keeps a bearer token in the platform's secure store.
+///
+/// - On Apple platforms it is a Keychain generic password, readable after first unlock
+///   (see `SystemKeyChainAuthService+Security.swift`).
+/// - On Linux it is a ``FileCredentialStore``: a mode-0600 file in a mode-0700 directory under
+///   `$XDG_CONFIG_HOME` (or `~/.config`), written atomically, refused when its permissions are
+///   too open.
+///
+/// ```swift
+/// let keyChainAuthService = SystemKeyChainAuthService()
+/// try await keyChainAuthService.saveAccessToken(token)
+/// ```
+public struct SystemKeyChainAuthService: AuthServiceProtocol {
+    /// The store's service name; `"GentleNetworking"` by default.
+    public let service: String
+    /// The account the token is stored under; `"accessToken"` by default.
+    public let account: String
+    /// The file store in use, or `nil` when the platform Keychain is used.
+    public let fileStore: FileCredentialStore?
+
+    /// Creates the service for the platform's secure store.
+    ///
+    /// - Parameters:
+    ///   - service: `"GentleNetworking"` by default. Use your bundle identifier in apps.
+    ///   - account: `"accessToken"` by default.
+    public init(service: String = "GentleNetworking", account: String = "accessToken") {
+        self.service = service
+        self.account = account
+        #if canImport(Security)
+            self.fileStore = nil
+        #else
+            self.fileStore = FileCredentialStore()
+        #endif
+    }
+
+    /// Creates the service over an explicit credentials file store, on any platform.
+    public init(service: String = "GentleNetworking", account: String = "accessToken", fileStore: FileCredentialStore) {
+        self.service = service
+        self.account = account
+        self.fileStore = fileStore
+    }
+
+    private var key: String { service + "/" + account }
+
+    /// The stored token, or `nil`.
+    ///
+    /// - Throws: ``CredentialStoreError`` when the store is unreadable, too open or corrupt.
+    public func loadAccessToken() async throws -> String? {
+        if let fileStore { return try fileStore.value(for: key) }
+        #if canImport(Security)
+            return try KeychainStore.load(service: service, account: account)
+        #else
+            return nil
+        #endif
+    }
+
+    /// Stores `token`, replacing the previous one.
+    public func saveAccessToken(_ token: String) async throws {
+        if let fileStore { return try fileStore.setValue(token, for: key) }
+        #if canImport(Security)
+            try KeychainStore.save(token, service: service, account: account)
+        #endif
+    }
+
+    /// Removes the token; a no-op when there is none.
+    public func deleteAccessToken() async throws {
+        if let fileStore { return try fileStore.setValue(nil, for: key) }
+        #if canImport(Security)
+            try KeychainStore.delete(service: service, account: account)
+        #endif
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A ready-made endpoint, for calls that do not deserve an enum case of their own.
+///
+/// ```swift
+/// let health = Endpoint(path: "/health", method: .get)
+/// ```
+public struct Endpoint: EndpointProtocol {
+    public var path: String
+    public var method: HTTPMethod
+    public var query: [URLQueryItem]?
+    public var body: [String: EndpointAnyEncodable]?
+    public var requiresAuth: Bool
+    public var headers: [String: String]
+    public var timeoutInterval: TimeInterval?
+
+    /// Creates an endpoint.
+    ///
+    /// - Parameters:
+    ///   - path: The path joined to the environment's base URL.
+    ///   - method: The HTTP method.
+    ///   - query: Query items; `nil` by default.
+    ///   - body: A JSON object body; `nil` by default.
+    ///   - requiresAuth: Whether credentials are added; `false` by default.
+    ///   - headers: Extra headers; none by default.
+    ///   - timeoutInterval: A per-request timeout in seconds; `nil` keeps the transport's.
+    public init(
+        path: String,
+        method: HTTPMethod,
+        query: [URLQueryItem]? = nil,
+        body: [String: EndpointAnyEncodable]? = nil,
+        requiresAuth: Bool = false,
+        headers: [String: String] = [:],
+        timeoutInterval: TimeInterval? = nil
+    ) {
+        self.path = path
+        self.method = method
+        self.query = query
+        self.body = body
+        self.requiresAuth = requiresAuth
+        self.headers = headers
+        self.timeoutInterval = timeoutInterval
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Turns an endpoint and an environment into a `URLRequest`.
+///
+/// Exposed so that callers (and other transports) can see exactly the request the service
+/// would send, without sending it.
+public struct EndpointRequestBuilder: Sendable {
+    /// The encoder used for JSON bodies.
+    public let jsonEncoder: JSONEncoder
+
+    /// Creates a builder that encodes bodies with `jsonEncoder` (a plain `JSONEncoder` by default).
+    public init(jsonEncoder: JSONEncoder = JSONEncoder()) {
+        self.jsonEncoder = jsonEncoder
+    }
+
+    /// Builds the request, without credentials.
+    ///
+    /// - Throws: ``NetworkError`` with kind ``NetworkError/Kind/missingBaseURL`` when the
+    ///   environment has no base URL, ``NetworkError/Kind/invalidURL`` when the result is not
+    ///   a valid absolute URL, and ``NetworkError/Kind/encodingFailed`` when the body cannot be
+    ///   encoded.
+    public func makeRequest(
+        for endpoint: any EndpointProtocol,
+        in environment: any APIEnvironmentProtocol
+    ) throws(NetworkError) -> URLRequest {
+        guard let baseURL = environment.baseURL else {
+            throw NetworkError(.missingBaseURL, message: "The API environment has no base URL.")
+        }
+        let url = try Self.url(base: baseURL, path: endpoint.path, query: endpoint.query)
+        var request = URLRequest(url: url)
+        request.httpMethod = endpoint.method.rawValue
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let timeout = endpoint.timeoutInterval, timeout > 0 {
+            request.timeoutInterval = timeout
+        }
+        if let body = endpoint.body {
+            do {
+                request.httpBody = try jsonEncoder.encode(body)
+            } catch {
+                throw NetworkError(
+                    .encodingFailed,
+                    message: "The body of \(endpoint.method.rawValue) \(endpoint.path) could not be encoded.",
+                    url: url,
+                    underlyingError: error
+                )
+            }
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in endpoint.headers.sorted(by: { $0.key < $1.key }) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// Joins `path` to `base` with exactly one `/` and appends strictly encoded query items.
+    static func url(base: URL, path: String, query: [URLQueryItem]?) throws(NetworkError) -> URL {
+        guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
+            components.scheme != nil, components.host != nil
+        else {
+            throw NetworkError(.invalidURL, message: "The base URL \(base) is not an absolute URL.")
+        }
+        let encodedPath = percentEncodePath(path)
+        components.percentEncodedPath = joinPaths(components.percentEncodedPath, encodedPath)
+        if let query, !query.isEmpty {
+            let extra = query.map(Self.encode).joined(separator: "&")
+            if let existing = components.percentEncodedQuery, !existing.isEmpty {
+                components.percentEncodedQuery = existing + "&" + extra
+            } else {
+                components.percentEncodedQuery = extra
+            }
+        }
+        guard let url = components.url else {
+            throw NetworkError(.invalidURL, message: "Could not form a URL from \(base) and \(path).")
+        }
+        return url
+    }
+
+    static func joinPaths(_ left: String, _ right: String) -> String {
+        if right.isEmpty { return left.isEmpty ? "/" : left }
+        let trimmedLeft = left.hasSuffix("/") ? String(left.dropLast()) : left
+        let trimmedRight = right.hasPrefix("/") ? String(right.dropFirst()) : right
+        return trimmedLeft + "/" + trimmedRight
+    }
+
+    static func encode(_ item: URLQueryItem) -> String {
+        let name = percentEncodeQueryComponent(item.name)
+        guard let value = item.value else { return name }
+        return name + "=" + percentEncodeQueryComponent(value)
+    }
+
+    /// Percent-encodes everything except RFC 3986 unreserved characters.
+    static func percentEncodeQueryComponent(_ string: String) -> String {
+        percentEncode(string, keeping: isUnreserved, keepingExistingEscapes: false)
+    }
+
+    /// Percent-encodes a path: keeps unreserved characters, sub-delims, `:`, `@`, `/`, and
+    /// `%XX` escapes that are already there, so a pre-encoded path is not encoded twice.
+    static func percentEncodePath(_ string: String) -> String {
+        percentEncode(string, keeping: isPathCharacter, keepingExistingEscapes: true)
+    }
+
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    static func isPathCharacter(_ byte: UInt8) -> Bool {
+        isUnreserved(byte) || Array("!$&'()*+,;=:@/".utf8).contains(byte)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default:
+            false
+        }
+    }
+
+    private static func percentEncode(
+        _ string: String,
+        keeping isKept: (UInt8) -> Bool,
+        keepingExistingEscapes: Bool
+    ) -> String {
+        let bytes = Array(string.utf8)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if isKept(byte) {
+                output.append(byte)
+            } else if keepingExistingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
+            {
+                output.append(contentsOf: bytes[index...index + 2])
+                index += 2
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hex[Int(byte >> 4)])
+                output.append(hex[Int(byte & 0x0F)])
+            }
+            index += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Receives a record of each request the service sends and each response or failure.
+///
+/// Records are already redacted: `Authorization`, cookies, API keys and fields named like
+/// tokens or passwords never reach a logger. Inject one into ``HTTPNetworkService``; the default,
+/// ``NoOpNetworkLogger``, drops everything. The library never prints.
+public protocol NetworkLogger: Sendable {
+    /// Handles one record. Called on the task that sends the request; keep it fast.
+    func log(_ record: NetworkLogRecord)
+}
+
+/// A logger that discards every record: the default.
+public struct NoOpNetworkLogger: NetworkLogger {
+    /// Creates the no-op logger.
+    public init() {}
+    /// Does nothing.
+    public func log(_ record: NetworkLogRecord) {}
+}
+
+/// A logger that hands every record to a closure, such as `{ print($0) }` or an `os.Logger`.
+public struct ClosureNetworkLogger: NetworkLogger {
+    private let handler: @Sendable (NetworkLogRecord) -> Void
+
+    /// Creates a logger that calls `handler` for each record.
+    public init(_ handler: @escaping @Sendable (NetworkLogRecord) -> Void) {
+        self.handler = handler
+    }
+
+    /// Passes `record` to the closure.
+    public func log(_ record: NetworkLogRecord) {
+        handler(record)
+    }
+}
+
+/// One redacted log entry: a request about to be sent, a response received, or a failure.
+public struct NetworkLogRecord: Sendable, CustomStringConvertible {
+    /// What happened.
+    public enum Event: String, Sendable {
+        /// A request is about to be sent.
+        case request
+        /// A response arrived (any status).
+        case response
+        /// The request failed without a response, or the response could not be used.
+        case failure
+    }
+
+    /// What happened.
+    public let event: Event
+    /// The request method, such as `GET`.
+    public let method: String
+    /// The URL, with sensitive query values and user info redacted.
+    public let url: String
+    /// The response status, for ``Event/response``.
+    public let statusCode: Int?
+    /// Request headers (for ``Event/request``) or response headers, with credentials redacted.
+    public let headers: [String: String]
+    /// The start of the body (at most 1 KiB), with credentials redacted; `nil` when there is none.
+    public let bodyExcerpt: String?
+    /// The time from sending to this record, for ``Event/response`` and ``Event/failure``.
+    public let duration: TimeInterval?
+    /// The failure, for ``Event/failure``.
+    public let errorDescription: String?
+
+    /// Creates a record. The values are stored as given: redact them before.
+    public init(
+        event: Event, method: String, url: String, statusCode: Int? = nil, headers: [String: String] = [:],
+        bodyExcerpt: String? = nil, duration: TimeInterval? = nil, errorDescription: String? = nil
+    ) {
+        self.event = event
+        self.method = method
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+        self.bodyExcerpt = bodyExcerpt
+        self.duration = duration
+        self.errorDescription = errorDescription
+    }
+
+    /// One line, such as `← 200 GET https://api/x (12.3 ms)`.
+    public var description: String {
+        let timing = duration.map { String(format: " (%.1f ms)", $0 * 1000) } ?? ""
+        switch event {
+        case .request:
+            return "→ \(method) \(url)"
+        case .response:
+            return "← \(statusCode ?? 0) \(method) \(url)\(timing)"
+        case .failure:
+            return "✗ \(method) \(url)\(timing): \(errorDescription ?? "unknown error")"
+        }
+    }
+}
+
+extension NetworkLogRecord {
+    static func request(_ request: URLRequest) -> NetworkLogRecord {
+        NetworkLogRecord(
+            event: .request,
+            method: request.httpMethod ?? "GET",
+            url: Redactor.url(request.url),
+            headers: Redactor.headers(request.allHTTPHeaderFields ?? [:]),
+            bodyExcerpt: request.httpBody.map { Redactor.bodyExcerpt($0, limit: 1024) }
+        )
+    }
+
+    static func response(
+        _ response: HTTPURLResponse, body: Data, request: URLRequest, duration: TimeInterval
+    ) -> NetworkLogRecord {
+        NetworkLogRecord(
+            event: .response,
+            method: request.httpMethod ?? "GET",
+            url: Redactor.url(response.url ?? request.url),
+            statusCode: response.statusCode,
+            headers: Redactor.headers(HTTPErrorResponse(response, body: Data()).headers),
+            bodyExcerpt: Redactor.bodyExcerpt(body, limit: 1024),
+            duration: duration
+        )
+    }
+
+    static func failure(_ error: any Error, request: URLRequest, duration: TimeInterval) -> NetworkLogRecord {
+        NetworkLogRecord(
+            event: .failure,
+            method: request.httpMethod ?? "GET",
+            url: Redactor.url(request.url),
+            duration: duration,
+            errorDescription: String(describing: error)
+        )
+    }
+}

@@ -1,0 +1,73 @@
+/// What went wrong when a 2xx body could not be decoded.
+public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The type the service tried to decode, such as `"[Model]"`.
+    public let modelType: String
+    /// The coding path to the failing value, such as `"items[2].price"`; empty at the top level.
+    public let codingPath: String
+    /// What the decoder said, such as `"Expected Int but found a string"`.
+    public let reason: String
+    /// The HTTP status of the response.
+    public let statusCode: Int
+    /// The start of the body, at most 512 bytes, with credentials redacted.
+    public let bodyExcerpt: String
+
+    /// Creates a description of a decoding failure.
+    public init(modelType: String, codingPath: String, reason: String, statusCode: Int, bodyExcerpt: String) {
+        self.modelType = modelType
+        self.codingPath = codingPath
+        self.reason = reason
+        self.statusCode = statusCode
+        self.bodyExcerpt = bodyExcerpt
+    }
+
+    /// One line naming the type, the path, the reason, the status and the excerpt.
+    public var description: String {
+        let path = codingPath.isEmpty ? "<root>" : codingPath
+        return "Could not decode \(modelType) at \(path): \(reason) (status \(statusCode), body: \(bodyExcerpt))"
+    }
+
+    /// Builds a failure from a `DecodingError` or any other error a decoder throws.
+    static func from(_ error: any Error, modelType: String, statusCode: Int, body: Data) -> DecodingFailure {
+        let excerpt = Redactor.bodyExcerpt(body, limit: 512)
+        guard let decodingError = error as? DecodingError else {
+            return DecodingFailure(
+                modelType: modelType, codingPath: "", reason: String(describing: error),
+                statusCode: statusCode, bodyExcerpt: excerpt)
+        }
+        let context: DecodingError.Context
+        let reason: String
+        switch decodingError {
+        case .typeMismatch(let type, let ctx):
+            context = ctx
+            reason = "type mismatch, expected \(type): \(ctx.debugDescription)"
+        case .valueNotFound(let type, let ctx):
+            context = ctx
+            reason = "missing value of type \(type): \(ctx.debugDescription)"
+        case .keyNotFound(let key, let ctx):
+            context = ctx
+            reason = "missing key \"\(key.stringValue)\": \(ctx.debugDescription)"
+        case .dataCorrupted(let ctx):
+            context = ctx
+            reason = "data corrupted: \(ctx.debugDescription)"
+        @unknown default:
+            return DecodingFailure(
+                modelType: modelType, codingPath: "", reason: String(describing: decodingError),
+                statusCode: statusCode, bodyExcerpt: excerpt)
+        }
+        return DecodingFailure(
+            modelType: modelType, codingPath: Self.render(context.codingPath), reason: reason,
+            statusCode: statusCode, bodyExcerpt: excerpt)
+    }
+
+    static func render(_ path: [any CodingKey]) -> String {
+        var result = ""
+        for key in path {
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
+                result += result.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return result
+    }
+}

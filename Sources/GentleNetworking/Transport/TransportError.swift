@@ -1,0 +1,83 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request that did not complete with an HTTP response: it could not connect, timed out,
+/// lost the connection, failed TLS or redirected too often.
+///
+/// Transports throw it (cancellation excepted: that is `CancellationError`), and
+/// ``HTTPNetworkService`` wraps it in ``NetworkError`` with kind ``NetworkError/Kind/transport(_:)``.
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// The category of a transport failure.
+    public enum Code: Sendable, Hashable {
+        /// The host name could not be resolved.
+        case cannotResolveHost
+        /// No connection could be made (refused, unreachable).
+        case cannotConnect
+        /// The connect or total timeout elapsed.
+        case timedOut
+        /// The connection was closed or reset before the response was complete.
+        case connectionLost
+        /// The body was shorter than its `Content-Length`.
+        case truncatedBody
+        /// The TLS handshake or certificate validation failed.
+        case tlsFailure
+        /// A pinned key or certificate did not match.
+        case pinMismatch
+        /// More redirects than allowed, or a redirect loop.
+        case tooManyRedirects
+        /// The server sent something that is not valid HTTP.
+        case badResponse
+        /// The device has no network.
+        case notConnectedToInternet
+        /// Anything else; ``TransportError/underlyingError`` has the details.
+        case other
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The URL being requested.
+    public let url: URL?
+    /// A human-readable explanation.
+    public let message: String
+    /// The platform error this was mapped from, such as a `URLError`.
+    public let underlyingError: (any Error)?
+
+    /// Creates a transport error.
+    public init(_ code: Code, url: URL?, message: String, underlyingError: (any Error)? = nil) {
+        self.code = code
+        self.url = url
+        self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    /// The code and message.
+    public var description: String {
+        "TransportError.\(code): \(message)"
+    }
+
+    /// Maps a `URLError` to a transport error, or returns `CancellationError` for a cancellation.
+    public static func map(_ error: URLError, url: URL?) -> any Error {
+        let code: Code
+        switch error.code {
+        case .cancelled: return CancellationError()
+        case .cannotFindHost, .dnsLookupFailed: code = .cannotResolveHost
+        case .cannotConnectToHost: code = .cannotConnect
+        case .timedOut: code = .timedOut
+        case .networkConnectionLost: code = .connectionLost
+        case .notConnectedToInternet: code = .notConnectedToInternet
+        case .httpTooManyRedirects, .redirectToNonExistentLocation: code = .tooManyRedirects
+        case .badServerResponse, .cannotParseResponse, .zeroByteResource, .cannotDecodeRawData,
+            .cannotDecodeContentData:
+            code = .badResponse
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired:
+            code = .tlsFailure
+        default: code = .other
+        }
+        return TransportError(code, url: url, message: error.localizedDescription, underlyingError: error)
+    }
+}

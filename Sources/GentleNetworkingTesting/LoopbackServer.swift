@@ -1,0 +1,342 @@
+import Foundation
+import GentleNetworking
+
+/// An in-process HTTP/1.1 server on a real loopback socket, for integration tests and demos.
+///
+/// ```swift
+/// let server = try LoopbackServer()
+/// defer { server.shutdown() }
+/// server.route("GET", "/api/models") { _ in .json(#"[{"id": 1}]"#) }
+/// // … point a client at server.baseURL …
+/// #expect(server.requests(path: "/api/models").count == 1)
+/// ```
+///
+/// - It binds `127.0.0.1` on a port the kernel picks and reports ``baseURL``.
+/// - Each connection gets its own thread; handlers run on it and may block or sleep.
+/// - Keep-alive, `Content-Length` and chunked request bodies, and `Expect: 100-continue`
+///   are supported; many clients may connect at once.
+/// - Every request is recorded (``receivedRequests``).
+/// - Faults are injected through ``LoopbackResponse``: delays before headers or mid-body,
+///   closing mid-body, raw bytes; ``LoopbackServer/sequence(_:)`` answers with a series.
+/// - ``shutdown()`` closes every socket and waits for every thread it started.
+public final class LoopbackServer: Sendable {
+    /// Answers one request. Runs on the connection's thread.
+    public typealias Handler = @Sendable (LoopbackRequest) -> LoopbackResponse
+
+    private struct Route {
+        let method: String?
+        let path: String
+        let isPrefix: Bool
+        let handler: Handler
+    }
+
+    private struct State {
+        var routes: [Route] = []
+        var requests: [LoopbackRequest] = []
+        var connections: [Int: Int32] = [:]
+        var acceptedConnections = 0
+        var stopped = false
+    }
+
+    /// The port the server listens on.
+    public let port: UInt16
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    private let listener: Int32
+    private let state = Locked(State())
+    private let threads = DispatchGroup()
+    private let fallback: Handler
+
+    /// Starts a server.
+    ///
+    /// - Parameter fallback: Answers requests no route matches; a 404 naming the path by default.
+    /// - Throws: When no loopback socket can be opened.
+    public init(fallback: Handler? = nil) throws {
+        let (descriptor, port) = try POSIXSocket.listenOnLoopback()
+        self.listener = descriptor
+        self.port = port
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
+        self.fallback = fallback ?? { request in .text("No route for \(request.method) \(request.path)", status: 404) }
+        threads.enter()
+        let thread = Thread { [self] in
+            acceptLoop()
+            threads.leave()
+        }
+        thread.name = "LoopbackServer.accept"
+        thread.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// The absolute URL for `path` (which may include a query) on this server.
+    public func url(_ path: String) -> URL {
+        URL(string: path, relativeTo: baseURL)?.absoluteURL ?? baseURL
+    }
+
+    /// Answers requests for exactly `path` (percent-decoded, without the query).
+    ///
+    /// - Parameters:
+    ///   - method: The method to match, such as `"GET"`; `nil` matches any. Later routes win
+    ///     over earlier ones for the same request, so a test can replace a route.
+    ///   - path: The path to match.
+    ///   - handler: Builds the response.
+    public func route(_ method: String?, _ path: String, handler: @escaping Handler) {
+        state.withLock { $0.routes.append(Route(method: method?.uppercased(), path: path, isPrefix: false, handler: handler)) }
+    }
+
+    /// Answers requests whose path starts with `prefix`.
+    public func route(_ method: String?, prefix: String, handler: @escaping Handler) {
+        state.withLock { $0.routes.append(Route(method: method?.uppercased(), path: prefix, isPrefix: true, handler: handler)) }
+    }
+
+    /// A handler that answers with `responses` in turn, then repeats the last one: such as
+    /// `sequence([.status(503), .status(503), .json("{}")])`.
+    public static func sequence(_ responses: [LoopbackResponse]) -> Handler {
+        let next = Locked(0)
+        return { _ in
+            let index = next.withLock { value -> Int in
+                defer { value += 1 }
+                return value
+            }
+            guard !responses.isEmpty else { return .status(500) }
+            return responses[min(index, responses.count - 1)]
+        }
+    }
+
+    /// Every request received so far, in arrival order.
+    public var receivedRequests: [LoopbackRequest] { state.current.requests }
+
+    /// The requests received for `path`.
+    public func requests(path: String) -> [LoopbackRequest] {
+        state.current.requests.filter { $0.path == path }
+    }
+
+    /// How many TCP connections were accepted so far.
+    public var acceptedConnectionCount: Int { state.current.acceptedConnections }
+
+    /// Forgets the recorded requests.
+    public func clearRecordedRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
+    /// Stops accepting, closes every connection and waits (up to 10 s) for every server thread.
+    /// Safe to call more than once.
+    public func shutdown() {
+        let open = state.withLock { state -> [Int32]? in
+            if state.stopped { return nil }
+            state.stopped = true
+            return Array(state.connections.values)
+        }
+        guard let open else { return }
+        for descriptor in open {
+            POSIXSocket.shutdownBoth(descriptor)
+        }
+        _ = threads.wait(timeout: .now() + 10)
+        // Connections accepted while stopping.
+        let late = state.withLock { Array($0.connections.values) }
+        for descriptor in late {
+            POSIXSocket.shutdownBoth(descriptor)
+        }
+        _ = threads.wait(timeout: .now() + 10)
+        POSIXSocket.closeDescriptor(listener)
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    // MARK: Accepting
+
+    private func acceptLoop() {
+        while !isStopped {
+            guard POSIXSocket.waitReadable(listener, milliseconds: 50) else { continue }
+            guard let client = POSIXSocket.accept(listener) else { continue }
+            let id = state.withLock { state -> Int? in
+                if state.stopped { return nil }
+                state.acceptedConnections += 1
+                state.connections[state.acceptedConnections] = client
+                return state.acceptedConnections
+            }
+            guard let id else {
+                POSIXSocket.closeDescriptor(client)
+                return
+            }
+            threads.enter()
+            let thread = Thread { [self] in
+                serve(connection: client, id: id)
+                state.withLock { _ = $0.connections.removeValue(forKey: id) }
+                POSIXSocket.closeDescriptor(client)
+                threads.leave()
+            }
+            thread.name = "LoopbackServer.connection.\(id)"
+            thread.stackSize = 512 * 1024
+            thread.start()
+        }
+    }
+
+    // MARK: Serving
+
+    private func serve(connection descriptor: Int32, id: Int) {
+        var parser = HTTPRequestParser()
+        var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        func readMore() -> Bool {
+            let count = POSIXSocket.receive(descriptor, into: &readBuffer)
+            guard count > 0 else { return false }
+            parser.append(readBuffer[0..<count])
+            return true
+        }
+        while !isStopped {
+            let head: HTTPRequestParser.Head
+            do {
+                guard let parsed = try readHead(&parser, readMore: readMore) else { return }
+                head = parsed
+            } catch {
+                POSIXSocket.sendAll(descriptor, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                return
+            }
+            if head.header("Expect")?.lowercased() == "100-continue" {
+                POSIXSocket.sendAll(descriptor, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            }
+            let isChunked = head.header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+            var body = Data()
+            do {
+                if isChunked {
+                    while true {
+                        if let chunked = try parser.nextChunkedBody() {
+                            body = chunked
+                            break
+                        }
+                        guard readMore() else { return }
+                    }
+                } else if let lengthText = head.header("Content-Length") {
+                    guard let length = Int(lengthText), length >= 0 else { return }
+                    while true {
+                        if let bytes = parser.nextBytes(length) {
+                            body = bytes
+                            break
+                        }
+                        guard readMore() else { return }
+                    }
+                }
+            } catch {
+                return
+            }
+            let request = LoopbackRequest(
+                method: head.method, target: head.target, headers: head.headers, body: body,
+                httpVersion: head.version, connectionID: id, wasChunked: isChunked)
+            let handler = state.withLock { state -> Handler in
+                state.requests.append(request)
+                return state.routes.last { route in
+                    (route.method == nil || route.method == request.method.uppercased())
+                        && (route.isPrefix ? request.path.hasPrefix(route.path) : request.path == route.path)
+                }?.handler ?? fallback
+            }
+            let response = handler(request)
+            let clientWantsClose =
+                head.header("Connection")?.lowercased() == "close"
+                || (head.version == "HTTP/1.0" && head.header("Connection")?.lowercased() != "keep-alive")
+            let keepOpen = write(response, to: descriptor, for: request, closing: clientWantsClose || response.closeConnection)
+            if !keepOpen || clientWantsClose || response.closeConnection { return }
+        }
+    }
+
+    private func readHead(_ parser: inout HTTPRequestParser, readMore: () -> Bool) throws -> HTTPRequestParser.Head? {
+        while true {
+            if let head = try parser.nextHead() { return head }
+            guard readMore() else { return nil }
+        }
+    }
+
+    /// Writes `response` with its faults; returns whether the connection may be reused.
+    private func write(_ response: LoopbackResponse, to descriptor: Int32, for request: LoopbackRequest, closing: Bool)
+        -> Bool
+    {
+        if response.delayBeforeHeaders > 0 { pause(response.delayBeforeHeaders) }
+        if let raw = response.rawBytes {
+            POSIXSocket.sendAll(descriptor, raw)
+            return false
+        }
+        var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+        for header in response.headers {
+            head += "\(header.name): \(header.value)\r\n"
+        }
+        let sendsBody = request.method != "HEAD" && response.status != 204 && response.status != 304
+        if response.chunked {
+            head += "Transfer-Encoding: chunked\r\n"
+        } else if response.status != 204 && response.status != 304 {
+            head += "Content-Length: \(response.body.count)\r\n"
+        }
+        if closing || response.closeMidBody { head += "Connection: close\r\n" }
+        head += "\r\n"
+        guard POSIXSocket.sendAll(descriptor, Array(head.utf8)) else { return false }
+        guard sendsBody else { return true }
+
+        let body = [UInt8](response.body)
+        let pausesMidBody = response.delayMidBody > 0 || response.closeMidBody
+        let firstPart = pausesMidBody ? body.count / 2 : body.count
+        guard send(body[0..<firstPart], pacedBy: response, to: descriptor) else { return false }
+        if pausesMidBody {
+            if response.delayMidBody > 0 { pause(response.delayMidBody) }
+            if response.closeMidBody { return false }
+            guard send(body[firstPart...], pacedBy: response, to: descriptor) else { return false }
+        }
+        if response.chunked {
+            guard POSIXSocket.sendAll(descriptor, Array("0\r\n\r\n".utf8)) else { return false }
+        }
+        return true
+    }
+
+    /// Sends `bytes` in pieces of the response's chunk size, framed when it is chunked.
+    private func send(_ bytes: ArraySlice<UInt8>, pacedBy response: LoopbackResponse, to descriptor: Int32) -> Bool {
+        var offset = bytes.startIndex
+        let step = max(1, response.chunkSize)
+        while offset < bytes.endIndex {
+            let end = min(bytes.endIndex, offset + step)
+            guard send(bytes[offset..<end], chunked: response.chunked, to: descriptor) else { return false }
+            offset = end
+        }
+        return true
+    }
+
+    private func send(_ bytes: ArraySlice<UInt8>, chunked: Bool, to descriptor: Int32) -> Bool {
+        guard chunked else { return POSIXSocket.sendAll(descriptor, bytes) }
+        guard !bytes.isEmpty else { return true }
+        var frame = Array((String(bytes.count, radix: 16) + "\r\n").utf8)
+        frame.append(contentsOf: bytes)
+        frame.append(contentsOf: Array("\r\n".utf8))
+        return POSIXSocket.sendAll(descriptor, frame)
+    }
+
+    /// Sleeps for `seconds`, waking early when the server stops.
+    private func pause(_ seconds: TimeInterval) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !isStopped {
+            Thread.sleep(forTimeInterval: min(0.01, max(0, deadline.timeIntervalSinceNow)))
+        }
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Status"
+        }
+    }
+}

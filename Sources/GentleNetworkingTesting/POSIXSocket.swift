@@ -1,0 +1,126 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Thin wrappers over the BSD socket calls the loopback server needs, with the platform
+/// differences (SOCK_STREAM's type, SIGPIPE suppression) kept in this one file.
+enum POSIXSocket {
+    struct Failure: Error, CustomStringConvertible {
+        let operation: String
+        let code: Int32
+        var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
+    }
+
+    /// Opens a listening TCP socket on 127.0.0.1 and returns it with the port the kernel chose.
+    static func listenOnLoopback(port: UInt16 = 0, backlog: Int32 = 512) throws -> (descriptor: Int32, port: UInt16) {
+        #if canImport(Glibc) || canImport(Musl)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw Failure(operation: "socket", code: errno) }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(operation: "bind", code: code)
+        }
+        guard listen(descriptor, backlog) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(operation: "listen", code: code)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, UInt16(bigEndian: actual.sin_port))
+    }
+
+    /// Waits up to `milliseconds` for `descriptor` to become readable.
+    static func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
+    }
+
+    /// Accepts one connection, or returns `nil` when none is pending.
+    static func accept(_ listener: Int32) -> Int32? {
+        #if canImport(Glibc) || canImport(Musl)
+            let client = Glibc.accept(listener, nil, nil)
+        #else
+            let client = Darwin.accept(listener, nil, nil)
+        #endif
+        guard client >= 0 else { return nil }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        var yes: Int32 = 1
+        setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Darwin)
+            setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        return client
+    }
+
+    /// Reads what is available, up to `buffer.count` bytes: 0 at end of stream, -1 on error.
+    static func receive(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            return count
+        }
+    }
+
+    /// Writes all of `bytes`; `false` when the peer has gone.
+    @discardableResult
+    static func sendAll(_ descriptor: Int32, _ bytes: some Collection<UInt8>) -> Bool {
+        let array = Array(bytes)
+        var offset = 0
+        #if canImport(Glibc) || canImport(Musl)
+            let flags = Int32(MSG_NOSIGNAL)
+        #else
+            let flags: Int32 = 0
+        #endif
+        while offset < array.count {
+            let written = array.withUnsafeBytes { raw in
+                send(descriptor, raw.baseAddress! + offset, raw.count - offset, flags)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    /// Stops reads and writes on `descriptor`, waking any thread blocked on it.
+    static func shutdownBoth(_ descriptor: Int32) {
+        #if canImport(Glibc) || canImport(Musl)
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        #else
+            _ = shutdown(descriptor, SHUT_RDWR)
+        #endif
+    }
+
+    /// Closes `descriptor`.
+    static func closeDescriptor(_ descriptor: Int32) {
+        _ = close(descriptor)
+    }
+}
