@@ -188,7 +188,12 @@ public final class LoopbackServer: Sendable {
         while !isStopped {
             let head: HTTPRequestParser.Head
             do {
-                guard let parsed = try readHead(&parser, readMore: readMore) else { return }
+                var parsed = try parser.nextHead()
+                while parsed == nil {
+                    guard readMore() else { return }
+                    parsed = try parser.nextHead()
+                }
+                guard let parsed else { return }
                 head = parsed
             } catch {
                 POSIXSocket.sendAll(descriptor, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
@@ -237,13 +242,6 @@ public final class LoopbackServer: Sendable {
                 || (head.version == "HTTP/1.0" && head.header("Connection")?.lowercased() != "keep-alive")
             let keepOpen = write(response, to: descriptor, for: request, closing: clientWantsClose || response.closeConnection)
             if !keepOpen || clientWantsClose || response.closeConnection { return }
-        }
-    }
-
-    private func readHead(_ parser: inout HTTPRequestParser, readMore: () -> Bool) throws -> HTTPRequestParser.Head? {
-        while true {
-            if let head = try parser.nextHead() { return head }
-            guard readMore() else { return nil }
         }
     }
 

@@ -29,8 +29,9 @@ public struct FileCredentialStore: Sendable {
     /// Serializes reads and writes from this process; the rename keeps other processes safe.
     private static let lock = Locked(())
 
-    /// Creates a store in `directory`.
-    public init(directory: URL) {
+    /// Creates a store in `directory`; `nil` makes every call fail with
+    /// ``CredentialStoreError/Code/noConfigDirectory``.
+    public init(directory: URL?) {
         self.directory = directory
     }
 

@@ -49,10 +49,14 @@ enum Redactor {
             components.user = nil
             components.password = nil
         }
-        if let query = components.percentEncodedQuery, !query.isEmpty {
-            components.percentEncodedQuery = redactForm(query)
-        }
-        return components.string ?? "<unparseable URL>"
+        // The placeholder is not valid in a URL, so the query is appended as text rather than
+        // set on the components (which would trap).
+        let query = components.percentEncodedQuery
+        components.percentEncodedQuery = nil
+        components.fragment = nil
+        let base = components.string ?? "<unparseable URL>"
+        guard let query, !query.isEmpty else { return base }
+        return base + "?" + redactForm(query)
     }
 
     /// The start of a body as text, at most `limit` bytes, with JSON and form secrets replaced.

@@ -1,0 +1,109 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+@Suite("Building a URLRequest from an endpoint")
+struct EndpointRequestBuilderTests {
+    let builder = EndpointRequestBuilder()
+
+    @Test("Joins the base URL and the path with exactly one slash")
+    func joinsPaths() throws {
+        for (base, path) in [
+            ("https://api.example.com", "/api/models"), ("https://api.example.com/", "/api/models"),
+            ("https://api.example.com/", "api/models"), ("https://api.example.com", "api/models"),
+        ] {
+            let request = try builder.makeRequest(
+                for: Endpoint(path: path, method: .get), in: DefaultAPIEnvironment(baseURL: URL(string: base)))
+            #expect(request.url?.absoluteString == "https://api.example.com/api/models")
+        }
+        let versioned = try builder.makeRequest(
+            for: Endpoint(path: "/users", method: .get),
+            in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example/v2/")))
+        #expect(versioned.url?.absoluteString == "https://h.example/v2/users")
+    }
+
+    @Test("Percent-encodes +, &, =, spaces and non-ASCII in query names and values")
+    func encodesQueryStrictly() throws {
+        let endpoint = Endpoint(
+            path: "/search", method: .get,
+            query: [
+                URLQueryItem(name: "q", value: "a+b & c=d"), URLQueryItem(name: "city", value: "Zürich 東京"),
+                URLQueryItem(name: "flag", value: nil), URLQueryItem(name: "k&y", value: "v"),
+            ])
+        let request = try builder.makeRequest(
+            for: endpoint, in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example?key=1")))
+        #expect(
+            request.url?.absoluteString
+                == "https://h.example/search?key=1&q=a%2Bb%20%26%20c%3Dd&city=Z%C3%BCrich%20%E6%9D%B1%E4%BA%AC&flag&k%26y=v")
+    }
+
+    @Test("Encodes path characters that are not allowed, but keeps existing escapes")
+    func encodesPath() throws {
+        let request = try builder.makeRequest(
+            for: Endpoint(path: "/files/my file/ü/100%25/50%", method: .get),
+            in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example")))
+        #expect(request.url?.absoluteString == "https://h.example/files/my%20file/%C3%BC/100%25/50%25")
+    }
+
+    @Test("Sets Accept always and Content-Type only with a body")
+    func setsDefaultHeaders() throws {
+        let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://h.example"))
+        let get = try builder.makeRequest(for: Endpoint(path: "/a", method: .get), in: environment)
+        #expect(get.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(get.value(forHTTPHeaderField: "Content-Type") == nil)
+        #expect(get.httpBody == nil)
+
+        let post = try builder.makeRequest(
+            for: Endpoint(path: "/a", method: .post, body: ["n": EndpointAnyEncodable(1)]), in: environment)
+        #expect(post.httpMethod == "POST")
+        #expect(post.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let json = try JSONSerialization.jsonObject(with: try #require(post.httpBody)) as? [String: Int]
+        #expect(json == ["n": 1])
+    }
+
+    @Test("Endpoint headers override defaults and a timeout is applied")
+    func appliesEndpointHeadersAndTimeout() throws {
+        let request = try builder.makeRequest(
+            for: Endpoint(path: "/a", method: .get, headers: ["Accept": "text/csv", "X-Trace": "1"], timeoutInterval: 7),
+            in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example")))
+        #expect(request.value(forHTTPHeaderField: "Accept") == "text/csv")
+        #expect(request.value(forHTTPHeaderField: "X-Trace") == "1")
+        #expect(request.timeoutInterval == 7)
+    }
+
+    @Test("A missing base URL is a typed error, not a crash")
+    func missingBaseURL() {
+        #expect {
+            try builder.makeRequest(for: Endpoint(path: "/a", method: .get), in: DefaultAPIEnvironment())
+        } throws: { error in
+            (error as? NetworkError)?.kind == .missingBaseURL
+        }
+    }
+
+    @Test("A relative base URL is a typed error")
+    func relativeBaseURL() {
+        #expect {
+            try builder.makeRequest(
+                for: Endpoint(path: "/a", method: .get), in: DefaultAPIEnvironment(baseURL: URL(string: "just/a/path")))
+        } throws: { error in
+            (error as? NetworkError)?.kind == .invalidURL
+        }
+    }
+
+    @Test("A body that cannot be encoded is a typed error naming the endpoint")
+    func unencodableBody() {
+        let endpoint = Endpoint(path: "/a", method: .post, body: ["x": EndpointAnyEncodable(Double.nan)])
+        #expect {
+            try builder.makeRequest(for: endpoint, in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example")))
+        } throws: { error in
+            guard let error = error as? NetworkError else { return false }
+            return error.kind == .encodingFailed && error.message.contains("POST /a") && error.underlyingError is EncodingError
+        }
+    }
+
+    @Test("HTTP methods: raw values and idempotency")
+    func methods() {
+        #expect(HTTPMethod.allCases.map(\.rawValue) == ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"])
+        #expect(HTTPMethod.allCases.filter(\.isIdempotent) == [.get, .put, .delete, .head, .options])
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+@Suite("HTTPNetworkService over canned transports")
+struct HTTPNetworkServiceTests {
+    let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com"))
+
+    func service(_ transport: any HTTPTransportProtocol, token: String? = "t0k3n", logger: any NetworkLogger = NoOpNetworkLogger())
+        -> HTTPNetworkService
+    {
+        HTTPNetworkService(transport: transport, authService: InMemoryAuthService(token: token), logger: logger)
+    }
+
+    @Test("Decodes one model, a list, and accepts an empty 204")
+    func decodes() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: RequestPattern(method: .get, path: "/m/1"),
+                response: CannedResponse(string: #"{"id":1,"property":"a"}"#)),
+            CannedRoute(
+                pattern: RequestPattern(method: .get, path: "/m"),
+                response: CannedResponse(string: #"[{"id":1,"property":"a"},{"id":2,"property":"b"}]"#)),
+            CannedRoute(
+                pattern: RequestPattern(method: .delete, path: "/m/1"), response: CannedResponse(data: Data(), statusCode: 204)),
+        ])
+        let service = service(transport)
+        let one: Model = try await service.request(to: Endpoint(path: "/m/1", method: .get), via: environment)
+        #expect(one == Model(id: 1, property: "a"))
+        let many: [Model] = try await service.requestModels(to: Endpoint(path: "/m", method: .get), via: environment)
+        #expect(many.map(\.id) == [1, 2])
+        try await service.requestVoid(to: Endpoint(path: "/m/1", method: .delete), via: environment)
+        #expect(transport.receivedRequests.map { $0.httpMethod ?? "" } == ["GET", "GET", "DELETE"])
+    }
+
+    @Test("Returns the HTTPURLResponse alongside the model")
+    func returnsResponse() async throws {
+        let transport = CannedResponseTransport(
+            cannedResponse: CannedResponse(
+                string: #"{"id":3,"property":"c"}"#, statusCode: 201, headerFields: ["X-Total": "40"]))
+        let (model, response): (Model, HTTPURLResponse) = try await service(transport).requestWithResponse(
+            to: Endpoint(path: "/m", method: .post), via: environment)
+        #expect(model.id == 3)
+        #expect(response.statusCode == 201)
+        #expect(response.value(forHTTPHeaderField: "X-Total") == "40")
+    }
+
+    @Test(
+        "Maps non-2xx statuses to HTTPStatusError, keeping body and headers",
+        arguments: [
+            (301, HTTPStatusError.redirect(301)), (304, .redirect(304)), (400, .clientError(400)),
+            (401, .unauthorized), (403, .forbidden), (404, .notFound), (409, .clientError(409)),
+            (429, .rateLimited), (500, .internalServerError), (502, .serverError(502)), (503, .serviceUnavailable),
+        ])
+    func mapsStatuses(statusCode: Int, expected: HTTPStatusError) async throws {
+        let transport = CannedResponseTransport(
+            cannedResponse: CannedResponse(
+                string: #"{"error":"nope","code":\#(statusCode)}"#, statusCode: statusCode,
+                headerFields: ["X-Request-Id": "abc"]))
+        do {
+            let _: Model = try await service(transport).request(to: Endpoint(path: "/m", method: .get), via: environment)
+            Issue.record("expected a throw")
+        } catch let error as NetworkError {
+            #expect(error.kind == .httpStatusError(expected))
+            #expect(error.statusError?.statusCode == statusCode)
+            #expect(error.response?.statusCode == statusCode)
+            #expect(error.response?.header("x-request-id") == "abc")
+            #expect(error.response?.bodyText == #"{"error":"nope","code":\#(statusCode)}"#)
+            struct Payload: Decodable { let error: String }
+            #expect(try error.response?.decodeBody(as: Payload.self).error == "nope")
+        }
+    }
+
+    @Test("HTTPStatusError round-trips status codes and rejects non-errors")
+    func statusErrorInit() {
+        for code in [300, 399, 400, 401, 403, 404, 429, 499, 500, 503, 599] {
+            #expect(HTTPStatusError(statusCode: code)?.statusCode == code)
+        }
+        for code in [100, 200, 204, 299, 600, 999] {
+            #expect(HTTPStatusError(statusCode: code) == nil)
+        }
+    }
+
+    @Test("A status outside the HTTP range is invalidResponseType")
+    func invalidStatus() async {
+        let transport = CannedResponseTransport(string: "", statusCode: 700)
+        await #expect {
+            try await service(transport).requestVoid(to: Endpoint(path: "/m", method: .get), via: environment)
+        } throws: { error in
+            (error as? NetworkError)?.kind == .invalidResponseType
+        }
+    }
+
+    @Test("Seed-style matching: catch NetworkError.httpStatusError(.unauthorized)")
+    func seedStyleCatch() async throws {
+        let transport = CannedResponseTransport(string: "{}", statusCode: 401)
+        var caught = false
+        do {
+            try await service(transport).requestVoid(to: Endpoint(path: "/m", method: .get), via: environment)
+        } catch NetworkError.httpStatusError(.unauthorized) {
+            caught = true
+        }
+        #expect(caught)
+        let error = NetworkError(.httpStatusError(.notFound), message: "x")
+        switch error {
+        case .httpStatusError(.notFound): break
+        default: Issue.record("switch pattern did not match")
+        }
+        #expect(!(NetworkError.httpStatusError(.forbidden) ~= error))
+    }
+
+    @Test("A decoding failure names the type, the coding path, the status and a redacted excerpt")
+    func decodingContext() async throws {
+        struct Wrapper: Decodable { let items: [Model] }
+        let body = #"{"access_token":"SECRET-123","items":[{"id":1,"property":"a"},{"id":"two","property":"b"}]}"#
+        let transport = CannedResponseTransport(string: body, statusCode: 200)
+        do {
+            let _: Wrapper = try await service(transport).request(to: Endpoint(path: "/m", method: .get), via: environment)
+            Issue.record("expected a throw")
+        } catch let error as NetworkError {
+            #expect(error.kind == .decodingFailed)
+            let failure = try #require(error.decodingFailure)
+            #expect(failure.modelType == "Wrapper")
+            #expect(failure.codingPath == "items[1].id")
+            #expect(failure.statusCode == 200)
+            #expect(failure.reason.contains("type mismatch"))
+            #expect(!failure.bodyExcerpt.contains("SECRET-123"))
+            #expect(failure.bodyExcerpt.contains("<redacted>"))
+            #expect(!error.description.contains("SECRET-123"))
+            #expect(error.underlyingError is DecodingError)
+        }
+    }
+
+    @Test("An empty 2xx body for a model is a decoding error, not a crash")
+    func emptyBodyForModel() async {
+        let transport = CannedResponseTransport(cannedResponse: CannedResponse(data: Data(), statusCode: 204))
+        await #expect {
+            let _: Model = try await service(transport).request(to: Endpoint(path: "/m", method: .get), via: environment)
+        } throws: { error in
+            (error as? NetworkError)?.kind == .decodingFailed
+        }
+    }
+
+    @Test("The token is added only when the endpoint requires auth, and only when one exists")
+    func authorization() async throws {
+        let transport = CannedResponseTransport(string: "{}", statusCode: 200)
+        let service = service(transport)
+        try await service.requestVoid(to: Endpoint(path: "/open", method: .get), via: environment)
+        try await service.requestVoid(to: Endpoint(path: "/closed", method: .get, requiresAuth: true), via: environment)
+        let noToken = self.service(transport, token: nil)
+        try await noToken.requestVoid(to: Endpoint(path: "/closed", method: .get, requiresAuth: true), via: environment)
+        let headers = transport.receivedRequests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(headers == [nil, "Bearer t0k3n", nil])
+    }
+
+    @Test("A custom auth service's header field and prefix are used")
+    func customAuthHeader() async throws {
+        struct APIKeyAuth: AuthServiceProtocol {
+            var headerField: String { "X-API-Key" }
+            var headerValuePrefix: String { "" }
+            func loadAccessToken() async throws -> String? { "k-1" }
+            func saveAccessToken(_ token: String) async throws {}
+            func deleteAccessToken() async throws {}
+        }
+        let transport = CannedResponseTransport(string: "{}")
+        let service = HTTPNetworkService(transport: transport, authService: APIKeyAuth())
+        try await service.requestVoid(to: Endpoint(path: "/x", method: .get, requiresAuth: true), via: environment)
+        #expect(transport.receivedRequests.first?.value(forHTTPHeaderField: "X-API-Key") == "k-1")
+        #expect(transport.receivedRequests.first?.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test("A failing auth service is a typed error and nothing is sent")
+    func failingAuth() async {
+        struct BrokenAuth: AuthServiceProtocol {
+            struct Broken: Error {}
+            func loadAccessToken() async throws -> String? { throw Broken() }
+            func saveAccessToken(_ token: String) async throws {}
+            func deleteAccessToken() async throws {}
+        }
+        let transport = CannedResponseTransport(string: "{}")
+        await #expect {
+            try await HTTPNetworkService(transport: transport, authService: BrokenAuth())
+                .requestVoid(to: Endpoint(path: "/x", method: .get, requiresAuth: true), via: environment)
+        } throws: { error in
+            (error as? NetworkError)?.kind == .authorizationFailed
+        }
+        #expect(transport.receivedRequests.isEmpty)
+    }
+
+    @Test("The logger sees request and response with credentials redacted")
+    func logsRedacted() async throws {
+        let logger = RecordingLogger()
+        let transport = CannedResponseTransport(
+            cannedResponse: CannedResponse(
+                string: #"{"token":"RESP-SECRET","id":1}"#, headerFields: ["Set-Cookie": "sid=COOKIE-SECRET"]))
+        let service = service(transport, token: "BEARER-SECRET", logger: logger)
+        try await service.requestVoid(
+            to: Endpoint(
+                path: "/signIn", method: .post, query: [URLQueryItem(name: "api_key", value: "QUERY-SECRET")],
+                body: ["password": EndpointAnyEncodable("PW-SECRET"), "username": EndpointAnyEncodable("alice")],
+                requiresAuth: true),
+            via: environment)
+        let records = logger.records
+        #expect(records.map(\.event) == [.request, .response])
+        let everything = records.map { "\($0) \($0.headers) \($0.bodyExcerpt ?? "") \($0.url)" }.joined()
+        for secret in ["BEARER-SECRET", "RESP-SECRET", "COOKIE-SECRET", "QUERY-SECRET", "PW-SECRET"] {
+            #expect(!everything.contains(secret), "\(secret) leaked into the log")
+        }
+        #expect(records[0].headers["Authorization"] == "Bearer <redacted>")
+        #expect(records[0].bodyExcerpt?.contains("alice") == true)
+        #expect(records[1].statusCode == 200)
+        #expect(records[1].duration != nil)
+    }
+
+    @Test("A transport failure is wrapped with its code; custom errors pass through")
+    func transportFailures() async {
+        struct Failing: HTTPTransportProtocol {
+            let error: any Error
+            func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) { throw error }
+        }
+        struct Custom: Error {}
+        await #expect {
+            try await HTTPNetworkService(transport: Failing(error: TransportError(.timedOut, url: nil, message: "slow")))
+                .requestVoid(to: Endpoint(path: "/x", method: .get), via: environment)
+        } throws: { error in
+            (error as? NetworkError)?.kind == .transport(.timedOut)
+        }
+        await #expect(throws: Custom.self) {
+            try await HTTPNetworkService(transport: Failing(error: Custom()))
+                .requestVoid(to: Endpoint(path: "/x", method: .get), via: environment)
+        }
+        await #expect(throws: CancellationError.self) {
+            try await HTTPNetworkService(transport: Failing(error: URLError(.cancelled)))
+                .requestVoid(to: Endpoint(path: "/x", method: .get), via: environment)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+
+struct Model: Codable, Sendable, Equatable {
+    let id: Int
+    let property: String
+}
+
+/// A fresh, private directory for a credentials store, removed by the caller.
+func makeTemporaryDirectory() -> URL {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("gentle-tests-\(UUID().uuidString)", isDirectory: true)
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A URLSession with no shared state (cookies, cache) between tests.
+func makeIsolatedSession() -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = nil
+    configuration.urlCache = nil
+    configuration.timeoutIntervalForRequest = 30
+    return URLSession(configuration: configuration)
+}
+
+/// A loopback server plus a service pointed at it, over URLSessionTransport.
+struct LoopbackHarness {
+    let server: LoopbackServer
+    let auth: InMemoryAuthService
+    let service: HTTPNetworkService
+    let environment: DefaultAPIEnvironment
+
+    init(token: String? = "token-1", transport: (any HTTPTransportProtocol)? = nil, logger: any NetworkLogger = NoOpNetworkLogger()) throws {
+        server = try LoopbackServer()
+        auth = InMemoryAuthService(token: token)
+        service = HTTPNetworkService(
+            transport: transport ?? URLSessionTransport(session: makeIsolatedSession()), authService: auth, logger: logger)
+        environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+    }
+}
+
+/// Collects log records for assertions.
+final class RecordingLogger: NetworkLogger {
+    private let storage = LockedRecords()
+    func log(_ record: NetworkLogRecord) { storage.append(record) }
+    var records: [NetworkLogRecord] { storage.all }
+}
+
+final class LockedRecords: @unchecked Sendable {
+    // @unchecked: `records` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var records: [NetworkLogRecord] = []
+    func append(_ record: NetworkLogRecord) {
+        lock.lock()
+        records.append(record)
+        lock.unlock()
+    }
+    var all: [NetworkLogRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        return records
+    }
+}

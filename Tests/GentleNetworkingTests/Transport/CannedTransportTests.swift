@@ -1,0 +1,80 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+@Suite("Canned transports")
+struct CannedTransportTests {
+    func request(_ method: String, _ url: String) -> URLRequest {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        return request
+    }
+
+    @Test("CannedResponseTransport answers every request and records them")
+    func fixedResponse() async throws {
+        let transport = CannedResponseTransport(string: "hi", statusCode: 202, headerFields: ["A": "b"])
+        let (data, response) = try await transport.data(for: request("PUT", "https://h.example/x"))
+        #expect(String(decoding: data, as: UTF8.self) == "hi")
+        #expect(response.statusCode == 202)
+        #expect(response.value(forHTTPHeaderField: "A") == "b")
+        #expect(response.url?.absoluteString == "https://h.example/x")
+        #expect(transport.receivedRequests.count == 1)
+    }
+
+    @Test("Routes match by method and exact path, host, or regex")
+    func routing() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(pattern: RequestPattern(method: .get, path: "/a"), response: CannedResponse(string: "exact")),
+            CannedRoute(
+                pattern: RequestPattern(method: .post, pathRegex: "^/api/model/\\d+$"), response: CannedResponse(string: "regex")),
+            CannedRoute(
+                pattern: RequestPattern(method: .get, host: "other.example", path: "/b"), response: CannedResponse(string: "host")),
+            CannedRoute(
+                pattern: RequestPattern(method: .get, hostRegex: "^cdn\\d\\.example$", pathRegex: "^/img/"),
+                response: CannedResponse(string: "hostRegex")),
+        ])
+        func body(_ method: String, _ url: String) async throws -> String {
+            String(decoding: try await transport.data(for: request(method, url)).0, as: UTF8.self)
+        }
+        #expect(try await body("GET", "https://h.example/a?x=1") == "exact")
+        #expect(try await body("POST", "https://h.example/api/model/42") == "regex")
+        #expect(try await body("GET", "https://OTHER.example/b") == "host")
+        #expect(try await body("GET", "https://cdn7.example/img/1.png") == "hostRegex")
+        await #expect(throws: CannedRoutesTransportError.noMatch) { try await body("GET", "https://h.example/b") }
+        await #expect(throws: CannedRoutesTransportError.noMatch) { try await body("POST", "https://h.example/api/model/x") }
+        await #expect(throws: CannedRoutesTransportError.noMatch) { try await body("DELETE", "https://h.example/a") }
+    }
+
+    @Test("First match wins by default; requireUniqueMatch reports ambiguity")
+    func modes() async throws {
+        let routes = [
+            CannedRoute(pattern: RequestPattern(method: .get, path: "/a"), response: CannedResponse(string: "1")),
+            CannedRoute(pattern: RequestPattern(method: .get, pathRegex: "^/a$"), response: CannedResponse(string: "2")),
+        ]
+        let first = try await CannedRoutesTransport(routes: routes).data(for: request("GET", "https://h/a"))
+        #expect(String(decoding: first.0, as: UTF8.self) == "1")
+        await #expect(throws: CannedRoutesTransportError.ambiguousMatch(count: 2)) {
+            try await CannedRoutesTransport(routes: routes, mode: .requireUniqueMatch).data(for: request("GET", "https://h/a"))
+        }
+    }
+
+    @Test("An invalid regex matches nothing instead of crashing")
+    func invalidRegex() {
+        #expect(!RequestPattern(method: .get, pathRegex: "([").matches(request("GET", "https://h/(")))
+    }
+
+    @Test("An impossible status is a typed error")
+    func impossibleStatus() async {
+        await #expect(throws: TransportError.self) {
+            try await CannedResponseTransport(string: "", statusCode: -1).data(for: request("GET", "https://h/a"))
+        }
+    }
+
+    @Test("Origins compare scheme, host and port, with default ports")
+    func origins() {
+        #expect(Origin.isSameOrigin(URL(string: "https://a.example/x"), URL(string: "https://A.example:443/y")))
+        #expect(!Origin.isSameOrigin(URL(string: "https://a.example/"), URL(string: "http://a.example/")))
+        #expect(!Origin.isSameOrigin(URL(string: "http://a.example:8080/"), URL(string: "http://a.example:8081/")))
+        #expect(!Origin.isSameOrigin(URL(string: "https://a.example/"), URL(string: "https://b.example/")))
+    }
+}
