@@ -59,10 +59,10 @@ public final class LoopbackServer: Sendable {
         self.fallback = fallback ?? { request in .text("No route for \(request.method) \(request.path)", status: 404) }
         threads.enter()
         let thread = Thread { [self] in
+            Thread.current.name = "\(threadNamePrefix)accept"
             acceptLoop()
             threads.leave()
         }
-        thread.name = "LoopbackServer.accept"
         thread.start()
     }
 
@@ -74,6 +74,10 @@ public final class LoopbackServer: Sendable {
     public func url(_ path: String) -> URL {
         URL(string: path, relativeTo: baseURL)?.absoluteURL ?? baseURL
     }
+
+    /// The prefix of the names of this server's threads, `LB<port>.` (thread names are capped
+    /// at 15 characters on Linux), so a test can check that none outlive ``shutdown()``.
+    public var threadNamePrefix: String { "LB\(port)." }
 
     /// Answers requests for exactly `path` (percent-decoded, without the query).
     ///
@@ -163,12 +167,12 @@ public final class LoopbackServer: Sendable {
             }
             threads.enter()
             let thread = Thread { [self] in
+                Thread.current.name = "\(threadNamePrefix)c\(id)"
                 serve(connection: client, id: id)
                 state.withLock { _ = $0.connections.removeValue(forKey: id) }
                 POSIXSocket.closeDescriptor(client)
                 threads.leave()
             }
-            thread.name = "LoopbackServer.connection.\(id)"
             thread.stackSize = 512 * 1024
             thread.start()
         }

@@ -1,0 +1,285 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A minimal raw-socket HTTP client, so the server is tested without any HTTP library between.
+struct RawClient {
+    let descriptor: Int32
+
+    init(port: UInt16) throws {
+        #if canImport(Glibc)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads until `marker` has been seen `count` times or the peer closes.
+    func read(until marker: String, count: Int = 1) -> String {
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while String(decoding: received, as: UTF8.self).components(separatedBy: marker).count - 1 < count {
+            let n = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            received.append(contentsOf: buffer[0..<n])
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Reads until the peer closes the connection.
+    func readToEnd() -> String {
+        read(until: "\u{0}never\u{0}")
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+}
+
+/// The kernel inodes of this machine's TCP sockets bound locally to `port` (IPv4). A socket
+/// that is still open in some process has a non-zero inode; TIME_WAIT leftovers have none.
+func openSocketInodes(port: UInt16) -> [String] {
+    guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return ["<no /proc/net/tcp>"] }
+    let hexPort = String(format: ":%04X", port)
+    return table.split(separator: "\n").dropFirst().compactMap { line in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count > 9, fields[1].hasSuffix(hexPort), fields[9] != "0" else { return nil }
+        return String(fields[9])
+    }
+}
+
+/// The names of this process's threads that start with `prefix`.
+func threadNames(withPrefix prefix: String) -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { task in
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.flatMap { $0.hasPrefix(prefix) ? $0 : nil }
+    }
+}
+
+@Suite("The loopback HTTP server")
+struct LoopbackServerTests {
+    @Test("Binds 127.0.0.1 on a kernel-chosen port and reports its base URL")
+    func binds() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        #expect(server.port > 0)
+        #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
+        #expect(server.url("/a?b=1").absoluteString == "http://127.0.0.1:\(server.port)/a?b=1")
+    }
+
+    @Test("Routes by method and path; handlers read method, path, query, headers and body")
+    func routesAndRecords() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/echo") { request in
+            .text("\(request.method) \(request.path) q=\(request.queryValue("q") ?? "-") h=\(request.header("x-h") ?? "-") b=\(request.bodyText)")
+        }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("POST /echo?q=a%20b HTTP/1.1\r\nHost: x\r\nX-H: v\r\nContent-Length: 5\r\n\r\nhello")
+        let response = client.read(until: "b=hello")
+        #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(response.contains("POST /echo q=a b h=v b=hello"))
+        let recorded = try #require(server.receivedRequests.first)
+        #expect(recorded.rawQuery == "q=a%20b")
+        #expect(recorded.headers.map(\.name) == ["Host", "X-H", "Content-Length"])
+    }
+
+    @Test("Unrouted paths get a 404 naming the path")
+    func fallback() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = client.read(until: "/nothing", count: 1)
+        #expect(response.hasPrefix("HTTP/1.1 404"))
+    }
+
+    @Test("Keep-alive: several requests on one connection, including a chunked body")
+    func keepAliveAndChunked() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/e") { request in .text("[\(request.bodyText)]") }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("POST /e HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+        _ = client.read(until: "[abc]")
+        client.send("POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\nTrailer: t\r\n\r\n")
+        _ = client.read(until: "[Wikipedia]")
+        client.send("GET /e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let last = client.readToEnd()
+        #expect(last.contains("[]"))
+        #expect(last.contains("Connection: close"))
+        let requests = server.receivedRequests
+        #expect(requests.count == 3)
+        #expect(Set(requests.map(\.connectionID)).count == 1)
+        #expect(requests[1].wasChunked)
+        #expect(requests[1].bodyText == "Wikipedia")
+    }
+
+    @Test("Answers Expect: 100-continue before the body")
+    func expectContinue() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("PUT", "/u") { request in .text("got \(request.body.count)") }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("PUT /u HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+        #expect(client.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 100 Continue"))
+        client.send("data")
+        #expect(client.read(until: "got 4").contains("got 4"))
+    }
+
+    @Test("Chunked responses are framed correctly")
+    func chunkedResponse() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/c") { _ in LoopbackResponse.text("abcdefghij").with { $0.chunked = true; $0.chunkSize = 4 } }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = client.read(until: "0\r\n\r\n")
+        #expect(response.contains("Transfer-Encoding: chunked"))
+        #expect(response.hasSuffix("\r\n\r\n4\r\nabcd\r\n4\r\nefgh\r\n2\r\nij\r\n0\r\n\r\n"))
+    }
+
+    @Test("Status sequences answer in turn and repeat the last")
+    func sequence() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/flaky", handler: LoopbackServer.sequence([.status(503), .status(503), .text("ok")]))
+        var statuses: [String] = []
+        for _ in 0..<4 {
+            let client = try RawClient(port: server.port)
+            client.send("GET /flaky HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            statuses.append(String(client.readToEnd().prefix(12)))
+            client.close()
+        }
+        #expect(statuses == ["HTTP/1.1 503", "HTTP/1.1 503", "HTTP/1.1 200", "HTTP/1.1 200"])
+    }
+
+    @Test("Fault injection: delay before headers, pause mid-body, close mid-body, raw bytes")
+    func faults() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let body = String(repeating: "z", count: 1000)
+        server.route("GET", "/late") { _ in LoopbackResponse.text("late").with { $0.delayBeforeHeaders = 0.3 } }
+        server.route("GET", "/pause") { _ in LoopbackResponse.text(body).with { $0.delayMidBody = 0.3 } }
+        server.route("GET", "/cut") { _ in LoopbackResponse.text(body).with { $0.closeMidBody = true } }
+        server.route("GET", "/raw") { _ in .raw("HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\nshort") }
+
+        var start = Date()
+        var client = try RawClient(port: server.port)
+        client.send("GET /late HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(client.read(until: "late").hasSuffix("late"))
+        #expect(Date().timeIntervalSince(start) >= 0.29)
+        client.close()
+
+        start = Date()
+        client = try RawClient(port: server.port)
+        client.send("GET /pause HTTP/1.1\r\nHost: x\r\n\r\n")
+        let paused = client.read(until: String(repeating: "z", count: 1000))
+        #expect(paused.hasSuffix(body))
+        #expect(Date().timeIntervalSince(start) >= 0.29)
+        client.close()
+
+        client = try RawClient(port: server.port)
+        client.send("GET /cut HTTP/1.1\r\nHost: x\r\n\r\n")
+        let cut = client.readToEnd()
+        #expect(cut.contains("Content-Length: 1000"))
+        #expect(cut.components(separatedBy: "\r\n\r\n").last?.count == 500)
+        client.close()
+
+        client = try RawClient(port: server.port)
+        client.send("GET /raw HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(client.readToEnd() == "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\nshort")
+        client.close()
+    }
+
+    @Test("A malformed request gets a 400 and the connection is closed")
+    func malformedRequest() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("NONSENSE\r\n\r\n")
+        #expect(client.readToEnd().hasPrefix("HTTP/1.1 400"))
+    }
+
+    @Test("Serves many concurrent clients")
+    func concurrentClients() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", prefix: "/n/") { request in
+            LoopbackResponse.text(String(request.path.dropFirst(3))).with { $0.delayBeforeHeaders = 0.05 }
+        }
+        let session = URLSession(configuration: .ephemeral)
+        let baseURL = server.baseURL
+        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let (data, _) = try await URLSessionTransport(session: session)
+                        .data(for: URLRequest(url: baseURL.appendingPathComponent("n/\(index)")))
+                    return String(decoding: data, as: UTF8.self)
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(bodies == Set((0..<64).map(String.init)))
+        #expect(server.receivedRequests.count == 64)
+        #expect(server.acceptedConnectionCount > 1)
+    }
+
+    @Test("Shutdown closes every socket and ends every thread it started")
+    func shutdownLeaksNothing() throws {
+        for _ in 0..<3 {
+            let server = try LoopbackServer()
+            server.route("GET", "/slow") { _ in LoopbackResponse.text("x").with { $0.delayBeforeHeaders = 30 } }
+            var clients: [RawClient] = []
+            for _ in 0..<4 {
+                let client = try RawClient(port: server.port)
+                client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+                clients.append(client)
+            }
+            clients.append(try RawClient(port: server.port))  // connected, idle
+            while server.receivedRequests.count < 4 { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(threadNames(withPrefix: server.threadNamePrefix).count == 6, "accept + 5 connections")
+            #expect(!openSocketInodes(port: server.port).isEmpty)
+
+            let started = Date()
+            server.shutdown()
+            #expect(Date().timeIntervalSince(started) < 5, "shutdown interrupts the 30 s handler delay")
+            server.shutdown()  // idempotent
+            for client in clients { client.close() }
+
+            #expect(threadNames(withPrefix: server.threadNamePrefix) == [])
+            // Our client ends were closed above, so any open socket left on the port is the server's.
+            #expect(openSocketInodes(port: server.port) == [])
+        }
+    }
+}
