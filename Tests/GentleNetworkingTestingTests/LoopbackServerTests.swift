@@ -267,7 +267,12 @@ struct LoopbackServerTests {
                 clients.append(client)
             }
             clients.append(try RawClient(port: server.port))  // connected, idle
-            while server.receivedRequests.count < 4 { Thread.sleep(forTimeInterval: 0.01) }
+            let deadline = Date().addingTimeInterval(10)
+            while server.receivedRequests.count < 4 || threadNames(withPrefix: server.threadNamePrefix).count < 6,
+                Date() < deadline
+            {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
             #expect(threadNames(withPrefix: server.threadNamePrefix).count == 6, "accept + 5 connections")
             #expect(!openSocketInodes(port: server.port).isEmpty)
 

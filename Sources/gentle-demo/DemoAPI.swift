@@ -1,0 +1,81 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+
+/// The README's endpoints.
+enum DemoEndpoint: EndpointProtocol {
+    case signIn(username: String, password: String)
+    case model(id: Int)
+    case models
+
+    var path: String {
+        switch self {
+        case .signIn: "/api/signIn"
+        case .model(let id): "/api/model/\(id)"
+        case .models: "/api/models"
+        }
+    }
+
+    var method: HTTPMethod {
+        switch self {
+        case .signIn: .post
+        case .model, .models: .get
+        }
+    }
+
+    var query: [URLQueryItem]? { nil }
+
+    var body: [String: EndpointAnyEncodable]? {
+        switch self {
+        case .signIn(let username, let password):
+            ["username": EndpointAnyEncodable(username), "password": EndpointAnyEncodable(password)]
+        case .model, .models: nil
+        }
+    }
+
+    var requiresAuth: Bool {
+        switch self {
+        case .model, .models: true
+        case .signIn: false
+        }
+    }
+}
+
+struct AuthTokenModel: Decodable, Sendable {
+    let token: String
+}
+
+struct Model: Codable, Sendable {
+    let id: Int
+    let property: String
+}
+
+/// The embedded API the demo talks to by default: the README's three endpoints on a loopback
+/// server, with the token checked on every protected call.
+enum EmbeddedAPI {
+    static let token = "demo-token-\(UUID().uuidString.prefix(8))"
+
+    static func start() throws -> LoopbackServer {
+        let server = try LoopbackServer()
+        server.route("POST", "/api/signIn") { request in
+            guard request.jsonObject?["username"] as? String == "user",
+                request.jsonObject?["password"] as? String == "pass"
+            else {
+                return .json(#"{"error":"bad credentials"}"#, status: 401)
+            }
+            return .json(#"{"token":"\#(token)"}"#)
+        }
+        server.route("GET", prefix: "/api/model/") { request in
+            guard request.bearerToken == token else { return .json(#"{"error":"unauthorized"}"#, status: 401) }
+            guard let id = Int(request.path.dropFirst("/api/model/".count)) else {
+                return .json(#"{"error":"not found"}"#, status: 404)
+            }
+            return .json(encoding: Model(id: id, property: "model #\(id)"))
+        }
+        server.route("GET", "/api/models") { request in
+            guard request.bearerToken == token else { return .json(#"{"error":"unauthorized"}"#, status: 401) }
+            return .json(encoding: (1...3).map { Model(id: $0, property: "model #\($0)") })
+        }
+        return server
+    }
+}

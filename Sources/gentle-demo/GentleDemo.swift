@@ -1,0 +1,147 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+
+/// `swift run gentle-demo [--base-url URL] [--username U] [--password P]`
+///
+/// Walks through the README story against the embedded loopback API (or a real one): sign in,
+/// save the token, fetch one model, fetch a list, then the canned transports. Every request is
+/// traced through the library's redacting logger.
+@main
+struct GentleDemo {
+    struct Options {
+        var baseURL: URL?
+        var username = "user"
+        var password = "pass"
+    }
+
+    static func main() async {
+        do {
+            let options = try parse(Array(CommandLine.arguments.dropFirst()))
+            try await run(options)
+        } catch {
+            FileHandle.standardError.write(Data("gentle-demo: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--base-url":
+                guard let value = iterator.next(), let url = URL(string: value), url.scheme != nil else {
+                    throw DemoError("--base-url needs an absolute URL, such as https://api.example.com")
+                }
+                options.baseURL = url
+            case "--username":
+                guard let value = iterator.next() else { throw DemoError("--username needs a value") }
+                options.username = value
+            case "--password":
+                guard let value = iterator.next() else { throw DemoError("--password needs a value") }
+                options.password = value
+            case "-h", "--help":
+                print("usage: gentle-demo [--base-url URL] [--username U] [--password P]")
+                exit(0)
+            default:
+                throw DemoError("unknown argument \(argument); try --help")
+            }
+        }
+        return options
+    }
+
+    static func run(_ options: Options) async throws {
+        var server: LoopbackServer?
+        defer { server?.shutdown() }
+        let baseURL: URL
+        if let url = options.baseURL {
+            baseURL = url
+            print("GentleNetworking demo against \(url)")
+        } else {
+            let embedded = try EmbeddedAPI.start()
+            server = embedded
+            baseURL = embedded.baseURL
+            print("GentleNetworking demo against the embedded API at \(baseURL)")
+        }
+
+        let credentialsDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gentle-demo-\(getpid())").appendingPathComponent("gentle-networking")
+        defer { try? FileManager.default.removeItem(at: credentialsDirectory.deletingLastPathComponent()) }
+        let keyChainAuthService = SystemKeyChainAuthService(fileStore: FileCredentialStore(directory: credentialsDirectory))
+        let logger = ClosureNetworkLogger { record in
+            switch record.event {
+            case .request:
+                let auth = record.headers["Authorization"].map { "  [Authorization: \($0)]" } ?? ""
+                print("    \(record)\(auth)")
+            case .response, .failure:
+                print("    \(record)")
+            }
+        }
+        let networkService = HTTPNetworkService(authService: keyChainAuthService, logger: logger)
+        let apiEnvironment = DefaultAPIEnvironment(baseURL: baseURL)
+
+        step(1, "Sign in (POST, no auth required)")
+        let authTokenModel: AuthTokenModel = try await networkService.request(
+            to: DemoEndpoint.signIn(username: options.username, password: options.password), via: apiEnvironment)
+        print("    decoded: AuthTokenModel(token: <\(authTokenModel.token.count) characters>)")
+
+        step(2, "Save the token")
+        try await keyChainAuthService.saveAccessToken(authTokenModel.token)
+        if let file = keyChainAuthService.fileStore?.fileURL {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            let mode = (attributes[.posixPermissions] as? NSNumber).map { String($0.intValue, radix: 8) } ?? "?"
+            print("    stored in \(file.path) (mode 0\(mode), a temporary store for this demo)")
+        }
+
+        step(3, "Fetch one model (GET, bearer token attached)")
+        let model: Model = try await networkService.request(to: DemoEndpoint.model(id: 123), via: apiEnvironment)
+        print("    decoded: \(model)")
+
+        step(4, "Fetch a list")
+        let models: [Model] = try await networkService.requestModels(to: DemoEndpoint.models, via: apiEnvironment)
+        print("    decoded: \(models.count) models: \(models.map(\.property).joined(separator: ", "))")
+
+        step(5, "A typed HTTP error keeps the server's payload")
+        try await keyChainAuthService.deleteAccessToken()
+        do {
+            let _: Model = try await networkService.request(to: DemoEndpoint.model(id: 1), via: apiEnvironment)
+            print("    unexpected success")
+        } catch let error as NetworkError {
+            print("    caught: kind \(error.kind), body \(error.response?.bodyText ?? "<none>")")
+        }
+
+        step(6, "Canned transports: no network at all")
+        let canned = HTTPNetworkService(
+            transport: CannedRoutesTransport(routes: [
+                CannedRoute(
+                    pattern: RequestPattern(method: .get, path: "/api/models"),
+                    response: CannedResponse(string: #"[{"id": 1, "property": "canned"}]"#)),
+                CannedRoute(
+                    pattern: RequestPattern(method: .get, pathRegex: "^/api/model/\\d+$"),
+                    response: CannedResponse(string: #"{"id": 7, "property": "canned one"}"#)),
+            ]),
+            authService: InMemoryAuthService(token: "canned"), logger: logger)
+        let cannedEnvironment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.company.com"))
+        let cannedList: [Model] = try await canned.requestModels(to: DemoEndpoint.models, via: cannedEnvironment)
+        let cannedOne: Model = try await canned.request(to: DemoEndpoint.model(id: 7), via: cannedEnvironment)
+        print("    decoded: \(cannedList.map(\.property)) and \(cannedOne.property)")
+
+        if let server {
+            print("\nThe embedded API received \(server.receivedRequests.count) requests:")
+            for request in server.receivedRequests {
+                print("    \(request.method) \(request.path)  Authorization: \(request.header("Authorization") == nil ? "none" : "Bearer …")")
+            }
+        }
+        print("\nDone.")
+    }
+
+    static func step(_ number: Int, _ title: String) {
+        print("\n\(number). \(title)")
+    }
+}
+
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
