@@ -31,7 +31,9 @@ public struct LoopbackResponse: Sendable {
     }
 
     /// A JSON response from text, with `Content-Type: application/json`.
-    public static func json(_ text: String, status: Int = 200, headers: [(name: String, value: String)] = [])
+    public static func json(
+        _ text: String, status: Int = 200, headers: [(name: String, value: String)] = []
+    )
         -> LoopbackResponse
     {
         LoopbackResponse(
@@ -48,7 +50,8 @@ public struct LoopbackResponse: Sendable {
 
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200) -> LoopbackResponse {
-        LoopbackResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
+        LoopbackResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
     }
 
     /// An empty response with `status`.

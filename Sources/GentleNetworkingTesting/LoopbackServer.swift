@@ -59,7 +59,7 @@ public final class LoopbackServer: Sendable {
         self.fallback = fallback ?? { request in .text("No route for \(request.method) \(request.path)", status: 404) }
         threads.enter()
         let thread = Thread { [self] in
-            Thread.current.name = "\(threadNamePrefix)accept"
+            POSIXSocket.nameCurrentThread("\(threadNamePrefix)accept")
             acceptLoop()
             threads.leave()
         }
@@ -87,12 +87,16 @@ public final class LoopbackServer: Sendable {
     ///   - path: The path to match.
     ///   - handler: Builds the response.
     public func route(_ method: String?, _ path: String, handler: @escaping Handler) {
-        state.withLock { $0.routes.append(Route(method: method?.uppercased(), path: path, isPrefix: false, handler: handler)) }
+        state.withLock {
+            $0.routes.append(Route(method: method?.uppercased(), path: path, isPrefix: false, handler: handler))
+        }
     }
 
     /// Answers requests whose path starts with `prefix`.
     public func route(_ method: String?, prefix: String, handler: @escaping Handler) {
-        state.withLock { $0.routes.append(Route(method: method?.uppercased(), path: prefix, isPrefix: true, handler: handler)) }
+        state.withLock {
+            $0.routes.append(Route(method: method?.uppercased(), path: prefix, isPrefix: true, handler: handler))
+        }
     }
 
     /// A handler that answers with `responses` in turn, then repeats the last one: such as
@@ -167,7 +171,7 @@ public final class LoopbackServer: Sendable {
             }
             threads.enter()
             let thread = Thread { [self] in
-                Thread.current.name = "\(threadNamePrefix)c\(id)"
+                POSIXSocket.nameCurrentThread("\(threadNamePrefix)c\(id)")
                 serve(connection: client, id: id)
                 state.withLock { _ = $0.connections.removeValue(forKey: id) }
                 POSIXSocket.closeDescriptor(client)
@@ -200,7 +204,9 @@ public final class LoopbackServer: Sendable {
                 guard let parsed else { return }
                 head = parsed
             } catch {
-                POSIXSocket.sendAll(descriptor, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                POSIXSocket.sendAll(
+                    descriptor, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                )
                 return
             }
             if head.header("Expect")?.lowercased() == "100-continue" {
@@ -244,13 +250,16 @@ public final class LoopbackServer: Sendable {
             let clientWantsClose =
                 head.header("Connection")?.lowercased() == "close"
                 || (head.version == "HTTP/1.0" && head.header("Connection")?.lowercased() != "keep-alive")
-            let keepOpen = write(response, to: descriptor, for: request, closing: clientWantsClose || response.closeConnection)
+            let keepOpen = write(
+                response, to: descriptor, for: request, closing: clientWantsClose || response.closeConnection)
             if !keepOpen || clientWantsClose || response.closeConnection { return }
         }
     }
 
     /// Writes `response` with its faults; returns whether the connection may be reused.
-    private func write(_ response: LoopbackResponse, to descriptor: Int32, for request: LoopbackRequest, closing: Bool)
+    private func write(
+        _ response: LoopbackResponse, to descriptor: Int32, for request: LoopbackRequest, closing: Bool
+    )
         -> Bool
     {
         if response.delayBeforeHeaders > 0 { pause(response.delayBeforeHeaders) }

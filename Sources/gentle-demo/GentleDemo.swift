@@ -68,7 +68,8 @@ struct GentleDemo {
         let credentialsDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("gentle-demo-\(getpid())").appendingPathComponent("gentle-networking")
         defer { try? FileManager.default.removeItem(at: credentialsDirectory.deletingLastPathComponent()) }
-        let keyChainAuthService = SystemKeyChainAuthService(fileStore: FileCredentialStore(directory: credentialsDirectory))
+        let keyChainAuthService = SystemKeyChainAuthService(
+            fileStore: FileCredentialStore(directory: credentialsDirectory))
         let logger = ClosureNetworkLogger { record in
             switch record.event {
             case .request:
@@ -130,7 +131,9 @@ struct GentleDemo {
         if let server {
             print("\nThe embedded API received \(server.receivedRequests.count) requests:")
             for request in server.receivedRequests {
-                print("    \(request.method) \(request.path)  Authorization: \(request.header("Authorization") == nil ? "none" : "Bearer …")")
+                print(
+                    "    \(request.method) \(request.path)  Authorization: \(request.header("Authorization") == nil ? "none" : "Bearer …")"
+                )
             }
         }
         print("\nDone.")

@@ -61,7 +61,10 @@ struct RawClient {
 /// The kernel inodes of this machine's TCP sockets bound locally to `port` (IPv4). A socket
 /// that is still open in some process has a non-zero inode; TIME_WAIT leftovers have none.
 func openSocketInodes(port: UInt16) -> [String] {
-    guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return ["<no /proc/net/tcp>"] }
+    // procfs reports a size of 0, so read to the end explicitly rather than trusting stat.
+    guard let handle = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return ["<no /proc/net/tcp>"] }
+    defer { try? handle.close() }
+    let table = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
     let hexPort = String(format: ":%04X", port)
     return table.split(separator: "\n").dropFirst().compactMap { line in
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -96,7 +99,9 @@ struct LoopbackServerTests {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("POST", "/echo") { request in
-            .text("\(request.method) \(request.path) q=\(request.queryValue("q") ?? "-") h=\(request.header("x-h") ?? "-") b=\(request.bodyText)")
+            .text(
+                "\(request.method) \(request.path) q=\(request.queryValue("q") ?? "-") h=\(request.header("x-h") ?? "-") b=\(request.bodyText)"
+            )
         }
         let client = try RawClient(port: server.port)
         defer { client.close() }
@@ -129,7 +134,9 @@ struct LoopbackServerTests {
         defer { client.close() }
         client.send("POST /e HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
         _ = client.read(until: "[abc]")
-        client.send("POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\nTrailer: t\r\n\r\n")
+        client.send(
+            "POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\nTrailer: t\r\n\r\n"
+        )
         _ = client.read(until: "[Wikipedia]")
         client.send("GET /e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let last = client.readToEnd()
@@ -159,7 +166,11 @@ struct LoopbackServerTests {
     func chunkedResponse() throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
-        server.route("GET", "/c") { _ in LoopbackResponse.text("abcdefghij").with { $0.chunked = true; $0.chunkSize = 4 } }
+        server.route("GET", "/c") { _ in
+            LoopbackResponse.text("abcdefghij").with {
+                $0.chunked = true; $0.chunkSize = 4
+            }
+        }
         let client = try RawClient(port: server.port)
         defer { client.close() }
         client.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -273,7 +284,10 @@ struct LoopbackServerTests {
             {
                 Thread.sleep(forTimeInterval: 0.01)
             }
-            #expect(threadNames(withPrefix: server.threadNamePrefix).count == 6, "accept + 5 connections")
+            #expect(
+                threadNames(withPrefix: server.threadNamePrefix).count == 6,
+                "accept + 5 connections: \(threadNames(withPrefix: server.threadNamePrefix)), accepted \(server.acceptedConnectionCount)"
+            )
             #expect(!openSocketInodes(port: server.port).isEmpty)
 
             let started = Date()

@@ -190,7 +190,8 @@ public struct FileCredentialStore: Sendable {
 
     private static func checkDirectory(_ info: stat, path: String) throws(CredentialStoreError) {
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw CredentialStoreError(.insecurePermissions, path: path, message: "The credentials path is not a directory.")
+            throw CredentialStoreError(
+                .insecurePermissions, path: path, message: "The credentials path is not a directory.")
         }
         guard info.st_uid == getuid() else {
             throw CredentialStoreError(

@@ -46,7 +46,8 @@
         }
 
         private static func failure(_ status: OSStatus, _ operation: String) -> CredentialStoreError {
-            CredentialStoreError(.keychainFailure(status), message: "Keychain \(operation) failed with status \(status).")
+            CredentialStoreError(
+                .keychainFailure(status), message: "Keychain \(operation) failed with status \(status).")
         }
     }
 #endif

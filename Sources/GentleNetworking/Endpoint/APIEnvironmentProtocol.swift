@@ -11,6 +11,7 @@ public protocol APIEnvironmentProtocol: Sendable {
 
 /// The standard environment: a base URL and nothing else.
 public struct DefaultAPIEnvironment: APIEnvironmentProtocol {
+    /// The base URL; `nil` when not configured.
     public let baseURL: URL?
 
     /// Creates an environment.

@@ -6,12 +6,19 @@ import Foundation
 /// let health = Endpoint(path: "/health", method: .get)
 /// ```
 public struct Endpoint: EndpointProtocol {
+    /// The path joined to the base URL.
     public var path: String
+    /// The HTTP method.
     public var method: HTTPMethod
+    /// Query items; `nil` for none.
     public var query: [URLQueryItem]?
+    /// The JSON object body; `nil` for none.
     public var body: [String: EndpointAnyEncodable]?
+    /// Whether credentials are added.
     public var requiresAuth: Bool
+    /// Extra request headers.
     public var headers: [String: String]
+    /// A per-request timeout in seconds; `nil` keeps the transport's.
     public var timeoutInterval: TimeInterval?
 
     /// Creates an endpoint.

@@ -70,7 +70,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// Sends `endpoint`, checks for a 2xx status and ignores the body (204 and empty bodies
     /// included).
-    public func requestVoid(to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol)
+    public func requestVoid(
+        to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
+    )
         async throws
     {
         _ = try await requestData(to: endpoint, via: environment)
@@ -121,7 +123,8 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             }
             throw NetworkError(
                 .httpStatusError(status),
-                message: "HTTP \(response.statusCode) from \(request.httpMethod ?? "GET") \(Redactor.url(request.url)): "
+                message:
+                    "HTTP \(response.statusCode) from \(request.httpMethod ?? "GET") \(Redactor.url(request.url)): "
                     + Redactor.bodyExcerpt(data, limit: 256),
                 url: response.url ?? request.url, response: snapshot)
         }
@@ -146,7 +149,8 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             }
             if let error = error as? NetworkError { throw error }
             if let error = error as? TransportError {
-                throw NetworkError(.transport(error.code), message: error.message, url: request.url, underlyingError: error)
+                throw NetworkError(
+                    .transport(error.code), message: error.message, url: request.url, underlyingError: error)
             }
             if let error = error as? URLError {
                 let mapped = TransportError.map(error, url: request.url)

@@ -42,6 +42,10 @@ public final class CannedResponseTransport: HTTPTransportProtocol {
     /// Every request received so far, oldest first.
     public var receivedRequests: [URLRequest] { requests.current }
 
+    /// Records `request` and returns the canned response.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled, ``TransportError`` when the
+    ///   canned status is not a valid HTTP status.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
         requests.withLock { $0.append(request) }

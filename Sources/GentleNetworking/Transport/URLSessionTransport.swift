@@ -32,6 +32,10 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         self.maxRedirects = max(0, maxRedirects)
     }
 
+    /// Sends `request` with the session's data task.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled (at once, without waiting for
+    ///   the session), ``TransportError`` for connection, TLS, timeout and redirect failures.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
         let call = PendingCall()
@@ -41,7 +45,8 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 call.setContinuation(continuation)
                 let task = session.dataTask(with: request) { data, response, error in
                     call.complete(
-                        Self.outcome(data: data, response: response, error: error, request: request, guard: guardDelegate))
+                        Self.outcome(
+                            data: data, response: response, error: error, request: request, guard: guardDelegate))
                 }
                 task.delegate = guardDelegate
                 call.start(task)

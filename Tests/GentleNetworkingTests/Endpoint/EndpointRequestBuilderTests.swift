@@ -34,7 +34,8 @@ struct EndpointRequestBuilderTests {
             for: endpoint, in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example?key=1")))
         #expect(
             request.url?.absoluteString
-                == "https://h.example/search?key=1&q=a%2Bb%20%26%20c%3Dd&city=Z%C3%BCrich%20%E6%9D%B1%E4%BA%AC&flag&k%26y=v")
+                == "https://h.example/search?key=1&q=a%2Bb%20%26%20c%3Dd&city=Z%C3%BCrich%20%E6%9D%B1%E4%BA%AC&flag&k%26y=v"
+        )
     }
 
     @Test("Encodes path characters that are not allowed, but keeps existing escapes")
@@ -64,7 +65,8 @@ struct EndpointRequestBuilderTests {
     @Test("Endpoint headers override defaults and a timeout is applied")
     func appliesEndpointHeadersAndTimeout() throws {
         let request = try builder.makeRequest(
-            for: Endpoint(path: "/a", method: .get, headers: ["Accept": "text/csv", "X-Trace": "1"], timeoutInterval: 7),
+            for: Endpoint(
+                path: "/a", method: .get, headers: ["Accept": "text/csv", "X-Trace": "1"], timeoutInterval: 7),
             in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example")))
         #expect(request.value(forHTTPHeaderField: "Accept") == "text/csv")
         #expect(request.value(forHTTPHeaderField: "X-Trace") == "1")
@@ -97,7 +99,8 @@ struct EndpointRequestBuilderTests {
             try builder.makeRequest(for: endpoint, in: DefaultAPIEnvironment(baseURL: URL(string: "https://h.example")))
         } throws: { error in
             guard let error = error as? NetworkError else { return false }
-            return error.kind == .encodingFailed && error.message.contains("POST /a") && error.underlyingError is EncodingError
+            return error.kind == .encodingFailed && error.message.contains("POST /a")
+                && error.underlyingError is EncodingError
         }
     }
 

@@ -41,7 +41,8 @@ struct URLSessionTransportIntegrationTests {
         try await harness.service.requestVoid(
             to: Endpoint(path: "/private", method: .get, requiresAuth: true), via: harness.environment)
         #expect(harness.server.requests(path: "/public").map { $0.header("Authorization") } == [nil])
-        #expect(harness.server.requests(path: "/private").map { $0.header("Authorization") } == ["Bearer only-when-asked"])
+        #expect(
+            harness.server.requests(path: "/private").map { $0.header("Authorization") } == ["Bearer only-when-asked"])
     }
 
     @Test(
@@ -74,7 +75,8 @@ struct URLSessionTransportIntegrationTests {
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/m") { _ in .json(#"{"id":"not-a-number","property":"x"}"#) }
         do {
-            let _: Model = try await harness.service.request(to: Endpoint(path: "/m", method: .get), via: harness.environment)
+            let _: Model = try await harness.service.request(
+                to: Endpoint(path: "/m", method: .get), via: harness.environment)
             Issue.record("expected a decoding error")
         } catch let error as NetworkError {
             #expect(error.kind == .decodingFailed)
@@ -243,7 +245,8 @@ struct URLSessionTransportIntegrationTests {
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/garbage") { _ in .raw("NOT HTTP AT ALL\r\n\r\n") }
         await #expect {
-            try await harness.service.requestVoid(to: Endpoint(path: "/garbage", method: .get), via: harness.environment)
+            try await harness.service.requestVoid(
+                to: Endpoint(path: "/garbage", method: .get), via: harness.environment)
         } throws: { error in
             guard case .transport = (error as? NetworkError)?.kind else { return false }
             return true
@@ -258,7 +261,8 @@ struct URLSessionTransportIntegrationTests {
         let service = HTTPNetworkService(
             transport: URLSessionTransport(session: makeIsolatedSession()), authService: InMemoryAuthService())
         await #expect {
-            try await service.requestVoid(to: Endpoint(path: "/", method: .get), via: DefaultAPIEnvironment(baseURL: deadURL))
+            try await service.requestVoid(
+                to: Endpoint(path: "/", method: .get), via: DefaultAPIEnvironment(baseURL: deadURL))
         } throws: { error in
             (error as? NetworkError)?.kind == .transport(.cannotConnect)
         }

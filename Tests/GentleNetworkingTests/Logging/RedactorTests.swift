@@ -30,7 +30,9 @@ struct RedactorTests {
             Data(#"{"user":{"password":"p","name":"n"},"list":[{"refresh_token":"r"}]}"#.utf8), limit: 1000)
         #expect(json == #"{"list":[{"refresh_token":"<redacted>"}],"user":{"name":"n","password":"<redacted>"}}"#)
         #expect(Redactor.bodyExcerpt(Data("user=a&password=b".utf8), limit: 100) == "user=a&password=<redacted>")
-        #expect(Redactor.bodyExcerpt(Data(String(repeating: "x", count: 600).utf8), limit: 10).hasPrefix("xxxxxxxxxx… (600"))
+        #expect(
+            Redactor.bodyExcerpt(Data(String(repeating: "x", count: 600).utf8), limit: 10).hasPrefix("xxxxxxxxxx… (600")
+        )
         #expect(Redactor.bodyExcerpt(Data([0xFF, 0xFE, 0x00]), limit: 10) == "<3 bytes of binary data>")
     }
 }

@@ -142,7 +142,8 @@ struct ReadmeSampleTests {
 
         struct Item: Decodable { let id: Int; let title: String }
         let item: Item = try await networkService.request(
-            to: Endpoint(path: "/anything", method: .get), via: DefaultAPIEnvironment(baseURL: URL(string: "https://x")))
+            to: Endpoint(path: "/anything", method: .get), via: DefaultAPIEnvironment(baseURL: URL(string: "https://x"))
+        )
         #expect(item.title == "Test")
     }
 

@@ -6,7 +6,10 @@ import Testing
 struct HTTPNetworkServiceTests {
     let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com"))
 
-    func service(_ transport: any HTTPTransportProtocol, token: String? = "t0k3n", logger: any NetworkLogger = NoOpNetworkLogger())
+    func service(
+        _ transport: any HTTPTransportProtocol, token: String? = "t0k3n",
+        logger: any NetworkLogger = NoOpNetworkLogger()
+    )
         -> HTTPNetworkService
     {
         HTTPNetworkService(transport: transport, authService: InMemoryAuthService(token: token), logger: logger)
@@ -22,7 +25,8 @@ struct HTTPNetworkServiceTests {
                 pattern: RequestPattern(method: .get, path: "/m"),
                 response: CannedResponse(string: #"[{"id":1,"property":"a"},{"id":2,"property":"b"}]"#)),
             CannedRoute(
-                pattern: RequestPattern(method: .delete, path: "/m/1"), response: CannedResponse(data: Data(), statusCode: 204)),
+                pattern: RequestPattern(method: .delete, path: "/m/1"),
+                response: CannedResponse(data: Data(), statusCode: 204)),
         ])
         let service = service(transport)
         let one: Model = try await service.request(to: Endpoint(path: "/m/1", method: .get), via: environment)
@@ -58,7 +62,8 @@ struct HTTPNetworkServiceTests {
                 string: #"{"error":"nope","code":\#(statusCode)}"#, statusCode: statusCode,
                 headerFields: ["X-Request-Id": "abc"]))
         do {
-            let _: Model = try await service(transport).request(to: Endpoint(path: "/m", method: .get), via: environment)
+            let _: Model = try await service(transport).request(
+                to: Endpoint(path: "/m", method: .get), via: environment)
             Issue.record("expected a throw")
         } catch let error as NetworkError {
             #expect(error.kind == .httpStatusError(expected))
@@ -115,7 +120,8 @@ struct HTTPNetworkServiceTests {
         let body = #"{"access_token":"SECRET-123","items":[{"id":1,"property":"a"},{"id":"two","property":"b"}]}"#
         let transport = CannedResponseTransport(string: body, statusCode: 200)
         do {
-            let _: Wrapper = try await service(transport).request(to: Endpoint(path: "/m", method: .get), via: environment)
+            let _: Wrapper = try await service(transport).request(
+                to: Endpoint(path: "/m", method: .get), via: environment)
             Issue.record("expected a throw")
         } catch let error as NetworkError {
             #expect(error.kind == .decodingFailed)
@@ -135,7 +141,8 @@ struct HTTPNetworkServiceTests {
     func emptyBodyForModel() async {
         let transport = CannedResponseTransport(cannedResponse: CannedResponse(data: Data(), statusCode: 204))
         await #expect {
-            let _: Model = try await service(transport).request(to: Endpoint(path: "/m", method: .get), via: environment)
+            let _: Model = try await service(transport).request(
+                to: Endpoint(path: "/m", method: .get), via: environment)
         } throws: { error in
             (error as? NetworkError)?.kind == .decodingFailed
         }
@@ -220,8 +227,10 @@ struct HTTPNetworkServiceTests {
         }
         struct Custom: Error {}
         await #expect {
-            try await HTTPNetworkService(transport: Failing(error: TransportError(.timedOut, url: nil, message: "slow")))
-                .requestVoid(to: Endpoint(path: "/x", method: .get), via: environment)
+            try await HTTPNetworkService(
+                transport: Failing(error: TransportError(.timedOut, url: nil, message: "slow"))
+            )
+            .requestVoid(to: Endpoint(path: "/x", method: .get), via: environment)
         } throws: { error in
             (error as? NetworkError)?.kind == .transport(.timedOut)
         }

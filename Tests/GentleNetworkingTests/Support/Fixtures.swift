@@ -31,11 +31,15 @@ struct LoopbackHarness {
     let service: HTTPNetworkService
     let environment: DefaultAPIEnvironment
 
-    init(token: String? = "token-1", transport: (any HTTPTransportProtocol)? = nil, logger: any NetworkLogger = NoOpNetworkLogger()) throws {
+    init(
+        token: String? = "token-1", transport: (any HTTPTransportProtocol)? = nil,
+        logger: any NetworkLogger = NoOpNetworkLogger()
+    ) throws {
         server = try LoopbackServer()
         auth = InMemoryAuthService(token: token)
         service = HTTPNetworkService(
-            transport: transport ?? URLSessionTransport(session: makeIsolatedSession()), authService: auth, logger: logger)
+            transport: transport ?? URLSessionTransport(session: makeIsolatedSession()), authService: auth,
+            logger: logger)
         environment = DefaultAPIEnvironment(baseURL: server.baseURL)
     }
 }

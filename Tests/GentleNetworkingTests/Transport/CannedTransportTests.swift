@@ -26,9 +26,11 @@ struct CannedTransportTests {
         let transport = CannedRoutesTransport(routes: [
             CannedRoute(pattern: RequestPattern(method: .get, path: "/a"), response: CannedResponse(string: "exact")),
             CannedRoute(
-                pattern: RequestPattern(method: .post, pathRegex: "^/api/model/\\d+$"), response: CannedResponse(string: "regex")),
+                pattern: RequestPattern(method: .post, pathRegex: "^/api/model/\\d+$"),
+                response: CannedResponse(string: "regex")),
             CannedRoute(
-                pattern: RequestPattern(method: .get, host: "other.example", path: "/b"), response: CannedResponse(string: "host")),
+                pattern: RequestPattern(method: .get, host: "other.example", path: "/b"),
+                response: CannedResponse(string: "host")),
             CannedRoute(
                 pattern: RequestPattern(method: .get, hostRegex: "^cdn\\d\\.example$", pathRegex: "^/img/"),
                 response: CannedResponse(string: "hostRegex")),
@@ -41,7 +43,9 @@ struct CannedTransportTests {
         #expect(try await body("GET", "https://OTHER.example/b") == "host")
         #expect(try await body("GET", "https://cdn7.example/img/1.png") == "hostRegex")
         await #expect(throws: CannedRoutesTransportError.noMatch) { try await body("GET", "https://h.example/b") }
-        await #expect(throws: CannedRoutesTransportError.noMatch) { try await body("POST", "https://h.example/api/model/x") }
+        await #expect(throws: CannedRoutesTransportError.noMatch) {
+            try await body("POST", "https://h.example/api/model/x")
+        }
         await #expect(throws: CannedRoutesTransportError.noMatch) { try await body("DELETE", "https://h.example/a") }
     }
 
@@ -49,12 +53,14 @@ struct CannedTransportTests {
     func modes() async throws {
         let routes = [
             CannedRoute(pattern: RequestPattern(method: .get, path: "/a"), response: CannedResponse(string: "1")),
-            CannedRoute(pattern: RequestPattern(method: .get, pathRegex: "^/a$"), response: CannedResponse(string: "2")),
+            CannedRoute(
+                pattern: RequestPattern(method: .get, pathRegex: "^/a$"), response: CannedResponse(string: "2")),
         ]
         let first = try await CannedRoutesTransport(routes: routes).data(for: request("GET", "https://h/a"))
         #expect(String(decoding: first.0, as: UTF8.self) == "1")
         await #expect(throws: CannedRoutesTransportError.ambiguousMatch(count: 2)) {
-            try await CannedRoutesTransport(routes: routes, mode: .requireUniqueMatch).data(for: request("GET", "https://h/a"))
+            try await CannedRoutesTransport(routes: routes, mode: .requireUniqueMatch).data(
+                for: request("GET", "https://h/a"))
         }
     }
 
