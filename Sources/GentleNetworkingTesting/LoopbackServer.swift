@@ -35,6 +35,7 @@ public final class LoopbackServer: Sendable {
         var requests: [LoopbackRequest] = []
         var connections: [Int: Int32] = [:]
         var acceptedConnections = 0
+        var clientHangUps = 0
         var stopped = false
     }
 
@@ -123,6 +124,10 @@ public final class LoopbackServer: Sendable {
 
     /// How many TCP connections were accepted so far.
     public var acceptedConnectionCount: Int { state.current.acceptedConnections }
+
+    /// How many times a client closed its connection while a response was held back by a
+    /// delay: what a cancelled request looks like from the server.
+    public var clientHangUpCount: Int { state.current.clientHangUps }
 
     /// Forgets the recorded requests.
     public func clearRecordedRequests() {
@@ -262,7 +267,9 @@ public final class LoopbackServer: Sendable {
     )
         -> Bool
     {
-        if response.delayBeforeHeaders > 0 { pause(response.delayBeforeHeaders) }
+        if response.delayBeforeHeaders > 0, !pause(response.delayBeforeHeaders, watching: descriptor) {
+            return false
+        }
         if let raw = response.rawBytes {
             POSIXSocket.sendAll(descriptor, raw)
             return false
@@ -287,7 +294,7 @@ public final class LoopbackServer: Sendable {
         let firstPart = pausesMidBody ? body.count / 2 : body.count
         guard send(body[0..<firstPart], pacedBy: response, to: descriptor) else { return false }
         if pausesMidBody {
-            if response.delayMidBody > 0 { pause(response.delayMidBody) }
+            if response.delayMidBody > 0, !pause(response.delayMidBody, watching: descriptor) { return false }
             if response.closeMidBody { return false }
             guard send(body[firstPart...], pacedBy: response, to: descriptor) else { return false }
         }
@@ -318,12 +325,20 @@ public final class LoopbackServer: Sendable {
         return POSIXSocket.sendAll(descriptor, frame)
     }
 
-    /// Sleeps for `seconds`, waking early when the server stops.
-    private func pause(_ seconds: TimeInterval) {
+    /// Sleeps for `seconds`, waking early when the server stops or the client hangs up.
+    ///
+    /// - Returns: `false` when the client closed the connection during the pause (the hang-up
+    ///   is counted in ``clientHangUpCount``), `true` otherwise.
+    private func pause(_ seconds: TimeInterval, watching descriptor: Int32) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline && !isStopped {
+            if POSIXSocket.peerHasClosed(descriptor) {
+                state.withLock { $0.clientHangUps += 1 }
+                return false
+            }
             Thread.sleep(forTimeInterval: min(0.01, max(0, deadline.timeIntervalSinceNow)))
         }
+        return true
     }
 
     private static func reason(_ status: Int) -> String {

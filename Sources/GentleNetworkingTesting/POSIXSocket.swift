@@ -98,8 +98,9 @@ enum POSIXSocket {
             let flags: Int32 = 0
         #endif
         while offset < array.count {
-            let written = array.withUnsafeBytes { raw in
-                send(descriptor, raw.baseAddress! + offset, raw.count - offset, flags)
+            let written = array.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return send(descriptor, base + offset, raw.count - offset, flags)
             }
             if written < 0 {
                 if errno == EINTR { continue }
@@ -108,6 +109,16 @@ enum POSIXSocket {
             offset += written
         }
         return true
+    }
+
+    /// Whether the peer has closed its side: a non-blocking peek that reads end-of-stream or an
+    /// error. Bytes waiting to be read (a pipelined request) do not count as closed.
+    static func peerHasClosed(_ descriptor: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR }
+        return false
     }
 
     /// Stops reads and writes on `descriptor`, waking any thread blocked on it.

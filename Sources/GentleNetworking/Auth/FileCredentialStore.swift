@@ -150,9 +150,10 @@ public struct FileCredentialStore: Sendable {
             if !succeeded { unlink(temporaryPath) }
         }
         let writeFailed = data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return false }  // nothing to write
             var offset = 0
             while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                let written = write(descriptor, base + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return true

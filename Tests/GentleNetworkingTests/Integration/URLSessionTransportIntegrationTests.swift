@@ -102,6 +102,13 @@ struct URLSessionTransportIntegrationTests {
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(Date().timeIntervalSince(cancelledAt) < 5, "the caller resumes long before the 20 s server delay")
+        // On the wire: the client hangs up instead of waiting for the response.
+        let deadline = Date().addingTimeInterval(5)
+        while harness.server.clientHangUpCount == 0 && Date() < deadline {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(harness.server.clientHangUpCount == 1)
+        #expect(harness.server.requests(path: "/slow").count == 1)
     }
 
     @Test("A task cancelled before sending never reaches the server")
