@@ -142,34 +142,11 @@ public struct FileCredentialStore: Sendable {
         } catch {
             throw CredentialStoreError(.ioFailure, path: filePath, message: "Could not encode credentials.")
         }
-        let temporaryPath = filePath + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if descriptor < 0 { throw Self.ioError("create", path: temporaryPath) }
-        var succeeded = false
-        defer {
-            if !succeeded { unlink(temporaryPath) }
+        do {
+            try AtomicFile.write(data, to: filePath, mode: 0o600)
+        } catch {
+            throw CredentialStoreError(.ioFailure, path: filePath, message: error.description)
         }
-        let writeFailed = data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return false }  // nothing to write
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return true
-                }
-                offset += written
-            }
-            return false
-        }
-        if writeFailed || fsync(descriptor) != 0 {
-            let error = Self.ioError("write", path: temporaryPath)
-            close(descriptor)
-            throw error
-        }
-        close(descriptor)
-        if rename(temporaryPath, filePath) != 0 { throw Self.ioError("rename", path: filePath) }
-        succeeded = true
     }
 
     // MARK: Permissions
@@ -180,12 +157,10 @@ public struct FileCredentialStore: Sendable {
             try checkDirectory(info, path: path)
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path, lstat(parent, &info) != 0 {
-            try makeDirectory(parent)
-        }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw ioError("mkdir", path: path)
+        do {
+            try AtomicFile.makeDirectory(path, mode: 0o700)
+        } catch {
+            throw CredentialStoreError(.ioFailure, path: path, message: error.description)
         }
     }
 

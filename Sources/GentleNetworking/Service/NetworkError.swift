@@ -33,6 +33,9 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         case transport(TransportError.Code)
         /// The auth service failed to provide credentials.
         case authorizationFailed
+        /// A 304 Not Modified arrived for a request with no cached entry to revalidate, so
+        /// there is no body to return.
+        case unexpectedNotModified
     }
 
     /// What kind of failure this is.

@@ -1,0 +1,166 @@
+import Foundation
+
+/// An ``ETagStoreProtocol`` on disk: one file per entry in a private directory, bounded by total
+/// size with least-recently-used eviction.
+///
+/// - Entries are written atomically (temporary file, then rename) with mode 0600 in a 0700
+///   directory, so a crash never leaves a half-written entry under a real name.
+/// - A corrupt, truncated or foreign file is a cache miss (and is deleted), never a crash.
+/// - Recency survives restarts: reading an entry touches its file's modification time.
+/// - It is an actor, so any number of tasks may use one store at once.
+public actor DiskETagStore: ETagStoreProtocol {
+    /// The directory holding the entries.
+    public let directory: URL
+    /// The most bytes the entries may take on disk.
+    public let maxBytes: Int
+
+    private var index: [String: (size: Int, lastUse: Date)]?
+    private static let magic = Data("GNETAG1\n".utf8)
+    private static let fileExtension = "etag"
+
+    /// Creates a store in `directory` (created on first write).
+    ///
+    /// - Parameters:
+    ///   - directory: Where entries live. Use a directory of its own: files there that are not
+    ///     entries are ignored, but not protected from eviction of entries.
+    ///   - maxBytes: The size cap; 50 MiB by default. An entry larger than this is not stored.
+    public init(directory: URL, maxBytes: Int = 50 * 1024 * 1024) {
+        self.directory = directory
+        self.maxBytes = max(0, maxBytes)
+    }
+
+    /// The bytes the entries take on disk.
+    public var byteCount: Int {
+        loadIndex().values.reduce(0) { $0 + $1.size }
+    }
+
+    /// The entry for `key`, or `nil` when there is none or it cannot be read.
+    public func cachedResponse(for key: String) -> CachedResponse? {
+        let name = Self.fileName(for: key)
+        let url = directory.appendingPathComponent(name)
+        guard let data = try? Data(contentsOf: url) else {
+            _ = loadIndex()
+            index?[name] = nil
+            return nil
+        }
+        guard let (storedKey, response) = Self.decode(data), storedKey == key else {
+            discard(name)
+            return nil
+        }
+        let now = Date()
+        _ = loadIndex()
+        index?[name] = (data.count, now)
+        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
+        return response
+    }
+
+    /// Stores `response` under `key`, then evicts least-recently-used entries over ``maxBytes``.
+    public func store(_ response: CachedResponse, for key: String) {
+        guard let data = Self.encode(response, key: key), data.count <= maxBytes else {
+            remove(for: key)
+            return
+        }
+        let name = Self.fileName(for: key)
+        do {
+            try AtomicFile.makeDirectory(directory.path, mode: 0o700)
+            try AtomicFile.write(data, to: directory.appendingPathComponent(name).path, mode: 0o600)
+        } catch {
+            return
+        }
+        _ = loadIndex()
+        index?[name] = (data.count, Date())
+        evict()
+    }
+
+    /// Removes the entry for `key`.
+    public func remove(for key: String) {
+        discard(Self.fileName(for: key))
+    }
+
+    /// Removes every entry (and only entries).
+    public func removeAll() {
+        for name in loadIndex().keys {
+            discard(name)
+        }
+    }
+
+    // MARK: Index and eviction
+
+    private func loadIndex() -> [String: (size: Int, lastUse: Date)] {
+        if let index { return index }
+        var built: [String: (size: Int, lastUse: Date)] = [:]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasSuffix("." + Self.fileExtension) {
+            let path = directory.appendingPathComponent(name).path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let size = (attributes[.size] as? NSNumber)?.intValue
+            else { continue }
+            built[name] = (size, attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+        index = built
+        return built
+    }
+
+    private func evict() {
+        var entries = loadIndex()
+        var total = entries.values.reduce(0) { $0 + $1.size }
+        while total > maxBytes, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            entries[oldest.key] = nil
+            total -= oldest.value.size
+            discard(oldest.key)
+        }
+    }
+
+    private func discard(_ name: String) {
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        _ = loadIndex()
+        index?[name] = nil
+    }
+
+    // MARK: File format
+    // magic "GNETAG1\n" | UInt64 big-endian metadata length | metadata JSON | body
+    // The metadata names the key and the body length, so a truncated or swapped file is detected.
+
+    private struct Metadata: Codable {
+        var key: String
+        var bodyLength: Int
+        var statusCode: Int
+        var headers: [String: String]
+        var url: URL?
+        var etag: String
+        var storedAt: Date
+    }
+
+    static func fileName(for key: String) -> String {
+        SHA256Digest.hexHash(key) + "." + fileExtension
+    }
+
+    static func encode(_ response: CachedResponse, key: String) -> Data? {
+        let metadata = Metadata(
+            key: key, bodyLength: response.body.count, statusCode: response.statusCode, headers: response.headers,
+            url: response.url, etag: response.etag, storedAt: response.storedAt)
+        guard let json = try? JSONEncoder().encode(metadata) else { return nil }
+        var data = magic
+        var length = UInt64(json.count).bigEndian
+        withUnsafeBytes(of: &length) { data.append(contentsOf: $0) }
+        data.append(json)
+        data.append(response.body)
+        return data
+    }
+
+    static func decode(_ data: Data) -> (key: String, response: CachedResponse)? {
+        let bytes = [UInt8](data)
+        let header = magic.count + 8
+        guard bytes.count >= header, Data(bytes[0..<magic.count]) == magic else { return nil }
+        let length = bytes[magic.count..<header].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard length <= UInt64(bytes.count - header) else { return nil }
+        let metadataEnd = header + Int(length)
+        guard let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(bytes[header..<metadataEnd])),
+            metadata.bodyLength >= 0, bytes.count - metadataEnd == metadata.bodyLength
+        else { return nil }
+        let response = CachedResponse(
+            body: Data(bytes[metadataEnd...]), statusCode: metadata.statusCode, headers: metadata.headers,
+            url: metadata.url, etag: metadata.etag, storedAt: metadata.storedAt)
+        return (metadata.key, response)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// How a retry delay is randomized, so that many clients do not retry in lockstep.
+///
+/// With `exponential = min(maxDelay, baseDelay * 2^attempt)` and `r` uniform in `[0, 1)`:
+/// - ``full``: `r * exponential`, anywhere from 0 to the exponential delay;
+/// - ``equal``: `exponential / 2 + r * exponential / 2`, never less than half of it;
+/// - ``decorrelated``: `min(maxDelay, baseDelay + r * (previous * 3 - baseDelay))`, where
+///   `previous` is the last delay (`baseDelay` before the first retry).
+///
+/// These are the three formulas from AWS's "Exponential Backoff and Jitter".
+public enum JitterStrategy: Sendable, Hashable {
+    /// Full jitter: uniform between 0 and the exponential delay. The default.
+    case full
+    /// Equal jitter: half the exponential delay, plus up to half again.
+    case equal
+    /// Decorrelated jitter: up to three times the previous delay, never below the base.
+    case decorrelated
+
+    /// The delay before retry number `attempt` (0 for the first retry).
+    ///
+    /// - Parameters:
+    ///   - attempt: How many retries came before this one. Negative values count as 0.
+    ///   - baseDelay: The first delay in seconds. Negative values count as 0.
+    ///   - maxDelay: The cap in seconds; no delay exceeds it.
+    ///   - previousDelay: The last delay (only ``decorrelated`` uses it); `nil` before the first retry.
+    ///   - randomUnit: A number in `[0, 1)`; values outside are clamped.
+    public func delay(
+        attempt: Int, baseDelay: TimeInterval, maxDelay: TimeInterval, previousDelay: TimeInterval?, randomUnit: Double
+    ) -> TimeInterval {
+        let base = max(0, baseDelay)
+        let cap = max(0, maxDelay)
+        let unit = min(max(randomUnit, 0), 1)
+        let exponent = Double(min(max(attempt, 0), 62))
+        let exponential = min(cap, base * pow(2, exponent))
+        switch self {
+        case .full:
+            return unit * exponential
+        case .equal:
+            return exponential / 2 + unit * exponential / 2
+        case .decorrelated:
+            let previous = max(previousDelay ?? base, base)
+            let upper = previous * 3
+            return min(cap, base + unit * (upper - base))
+        }
+    }
+}

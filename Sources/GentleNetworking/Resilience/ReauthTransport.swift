@@ -1,0 +1,237 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Refreshes an expired credential on a 401 and retries the request once, with one refresh
+/// shared by every concurrent 401.
+///
+/// ```swift
+/// let service = HTTPNetworkService(
+///     transport: ReauthTransport(
+///         inner: RetryTransport(),
+///         authService: keyChainAuthService,
+///         refreshToken: {
+///             // Call your refresh endpoint, then save the new token via the auth service.
+///         }
+///     )
+/// )
+/// ```
+///
+/// On a 401 for a request that carried a credential (the auth service's header):
+/// - if that credential was already replaced (by an earlier refresh, or by the app), the request
+///   is retried with the current one, without a new refresh;
+/// - if a refresh is in flight, it waits for it; otherwise it starts one;
+/// - then it re-authorizes the request through the auth service and retries it exactly once.
+///   A second 401 is returned as it is.
+///
+/// A 401 for a request without credentials is returned as it is. When the refresh fails, every
+/// waiter throws ``NetworkError`` `.httpStatusError(.unauthorized)` with the 401 response and the
+/// refresh error attached (``ReauthError``). More than ``ReauthPolicy/maxRefreshes`` refreshes
+/// within ``ReauthPolicy/window`` fail the same way instead of refreshing again.
+public final class ReauthTransport: HTTPTransportProtocol {
+    /// The transport requests go through.
+    public let inner: any HTTPTransportProtocol
+    /// The auth service that re-authorizes retried requests.
+    public let authService: any AuthServiceProtocol
+    /// The refresh: obtain a new credential and save it through ``authService``.
+    public let refreshToken: @Sendable () async throws -> Void
+    /// The loop guard and clock.
+    public let policy: ReauthPolicy
+
+    private struct Shared {
+        var state: RefreshCoordinatorState
+        var refreshCount = 0
+        /// Callers waiting for refresh number `key`, by waiter id.
+        var waiters: [Int: [Int: CheckedContinuation<Void, any Error>]] = [:]
+        /// Outcomes of the most recent refreshes, by refresh number.
+        var outcomes: [Int: Result<Void, ReauthError>] = [:]
+        var nextWaiterID = 0
+    }
+
+    private let shared: Locked<Shared>
+
+    /// Creates a re-authenticating transport.
+    ///
+    /// - Parameters:
+    ///   - inner: The platform's default transport by default.
+    ///   - authService: The service whose credential is refreshed.
+    ///   - policy: `ReauthPolicy()` by default: at most 3 refreshes per 60 s.
+    ///   - refreshToken: Obtains and saves a new credential. Runs at most once at a time.
+    public init(
+        inner: any HTTPTransportProtocol = DefaultTransport.make(),
+        authService: any AuthServiceProtocol,
+        policy: ReauthPolicy = ReauthPolicy(),
+        refreshToken: @escaping @Sendable () async throws -> Void
+    ) {
+        self.inner = inner
+        self.authService = authService
+        self.refreshToken = refreshToken
+        self.policy = policy
+        self.shared = Locked(
+            Shared(state: RefreshCoordinatorState(maxRefreshes: policy.maxRefreshes, window: policy.window)))
+    }
+
+    /// How many refreshes this transport has started.
+    public var refreshCount: Int { shared.current.refreshCount }
+
+    /// Sends `request`; on a 401 refreshes (shared) and retries once.
+    ///
+    /// - Throws: What the inner transport throws; ``NetworkError`` `.httpStatusError(.unauthorized)`
+    ///   when the refresh fails or the loop guard trips; `CancellationError` when cancelled.
+    public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (data, response) = try await inner.data(for: request)
+        guard response.statusCode == 401,
+            let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty
+        else {
+            return (data, response)
+        }
+        var unauthenticated = request
+        unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
+        let current = try await authService.authorize(unauthenticated).value(
+            forHTTPHeaderField: authService.headerField)
+        let now = policy.now()
+        let (action, refreshNumber) = shared.withLock { shared -> (RefreshCoordinatorState.Action, Int) in
+            let action = shared.state.unauthorized(
+                sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), now: now)
+            if action == .startRefresh { shared.refreshCount += 1 }
+            return (action, shared.refreshCount)
+        }
+        switch action {
+        case .refuseLimitExceeded:
+            let limit = ReauthError(
+                .refreshLimitExceeded,
+                message: "\(policy.maxRefreshes) token refreshes within \(policy.window) s; not refreshing again.")
+            throw Self.unauthorized(response, body: data, request: request, cause: limit)
+        case .startRefresh:
+            startRefresh(number: refreshNumber)
+            try await waitForRefresh(number: refreshNumber, response: response, body: data, request: request)
+        case .joinRefresh:
+            try await waitForRefresh(number: refreshNumber, response: response, body: data, request: request)
+        case .retryWithCurrentCredentials:
+            break
+        }
+        try Task.checkCancellation()
+        let retried = try await authService.authorize(unauthenticated)
+        return try await inner.data(for: retried)
+    }
+
+    /// Runs the refresh in its own task, so that cancelling the caller that started it does not
+    /// abort a refresh that other callers are waiting for.
+    private func startRefresh(number: Int) {
+        Task { [refreshToken, shared] in
+            let outcome: Result<Void, ReauthError>
+            do {
+                try await refreshToken()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(
+                    ReauthError(.refreshFailed, message: "The token refresh failed: \(error)", underlyingError: error))
+            }
+            let waiters = shared.withLock { shared -> [CheckedContinuation<Void, any Error>] in
+                switch outcome {
+                case .success: shared.state.refreshSucceeded()
+                case .failure: shared.state.refreshFailed()
+                }
+                shared.outcomes[number] = outcome
+                shared.outcomes = shared.outcomes.filter { $0.key > number - 8 }
+                return shared.waiters.removeValue(forKey: number).map { Array($0.values) } ?? []
+            }
+            for waiter in waiters {
+                waiter.resume(with: outcome.mapError { $0 as any Error })
+            }
+        }
+    }
+
+    /// Waits for refresh `number` to finish. Cancelling the caller stops the wait at once (the
+    /// refresh itself goes on for the others).
+    private func waitForRefresh(number: Int, response: HTTPURLResponse, body: Data, request: URLRequest) async throws {
+        let id = shared.withLock { shared -> Int in
+            shared.nextWaiterID += 1
+            return shared.nextWaiterID
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let immediate = shared.withLock { shared -> Result<Void, any Error>? in
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if let outcome = shared.outcomes[number] { return outcome.mapError { $0 as any Error } }
+                        shared.waiters[number, default: [:]][id] = continuation
+                        return nil
+                    }
+                    if let immediate { continuation.resume(with: immediate) }
+                }
+            } onCancel: {
+                let waiter = shared.withLock { $0.waiters[number]?.removeValue(forKey: id) }
+                waiter?.resume(throwing: CancellationError())
+            }
+        } catch let failure as ReauthError {
+            throw Self.unauthorized(response, body: body, request: request, cause: failure)
+        }
+    }
+
+    /// A short, non-reversible identity for a credential, so raw tokens are not kept.
+    static func fingerprint(_ credential: String) -> String {
+        SHA256Digest.hexHash(credential)
+    }
+
+    private static func unauthorized(
+        _ response: HTTPURLResponse, body: Data, request: URLRequest, cause: ReauthError
+    ) -> NetworkError {
+        NetworkError(
+            .httpStatusError(.unauthorized), message: cause.message, url: response.url ?? request.url,
+            response: HTTPErrorResponse(response, body: body), underlyingError: cause)
+    }
+}
+
+/// The loop guard and clock of a ``ReauthTransport``.
+public struct ReauthPolicy: Sendable {
+    /// The most refreshes within ``window``; 3 by default.
+    public var maxRefreshes: Int
+    /// The loop-guard window in seconds; 60 by default.
+    public var window: TimeInterval
+    /// The current time; `Date()` by default.
+    public var now: @Sendable () -> Date
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maxRefreshes: 3 by default; values below 1 count as 1.
+    ///   - window: 60 s by default.
+    ///   - now: `Date()` by default; inject a fixed clock in tests.
+    public init(maxRefreshes: Int = 3, window: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.maxRefreshes = max(1, maxRefreshes)
+        self.window = window
+        self.now = now
+    }
+}
+
+/// Why ``ReauthTransport`` could not recover from a 401: attached as the underlying error of the
+/// ``NetworkError`` it throws.
+public struct ReauthError: Error, Sendable, CustomStringConvertible {
+    /// The category of a ``ReauthError``.
+    public enum Code: Sendable, Hashable {
+        /// The refresh closure threw; ``ReauthError/underlyingError`` has its error.
+        case refreshFailed
+        /// The loop guard tripped.
+        case refreshLimitExceeded
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A human-readable explanation.
+    public let message: String
+    /// The refresh closure's error, for ``Code/refreshFailed``.
+    public let underlyingError: (any Error)?
+
+    /// Creates an error.
+    public init(_ code: Code, message: String, underlyingError: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    /// The code and message.
+    public var description: String { "ReauthError.\(code): \(message)" }
+}

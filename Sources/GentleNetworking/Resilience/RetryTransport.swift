@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Retries failed requests with exponential backoff and jitter, as a ``RetryPolicy`` decides.
+///
+/// ```swift
+/// let service = HTTPNetworkService(
+///     transport: RetryTransport(
+///         inner: URLSessionTransport(session: .shared),
+///         policy: RetryPolicy(maxRetries: 3, baseDelay: 0.5, maxDelay: 30.0, jitter: .full)
+///     )
+/// )
+/// ```
+///
+/// - When retries run out on a status, the last response is returned, so the service raises the
+///   typed status error. When they run out on a transport error, the last error is thrown.
+/// - Cancelling the task interrupts a backoff sleep at once and throws `CancellationError`.
+/// - `onRetry`, when given, is told about every retry before its delay starts.
+public struct RetryTransport: HTTPTransportProtocol {
+    /// The transport each attempt is sent through.
+    public let inner: any HTTPTransportProtocol
+    /// The policy that decides.
+    public let policy: RetryPolicy
+    /// Time and randomness; ``RetryClock/live`` by default.
+    public let clock: RetryClock
+    /// Called before each retry's delay, such as for logging.
+    public let onRetry: (@Sendable (RetryEvent) -> Void)?
+
+    /// Creates a retrying transport.
+    ///
+    /// - Parameters:
+    ///   - inner: The platform's default transport by default.
+    ///   - policy: `RetryPolicy()` by default: 3 retries, 0.5 s base, 30 s cap, full jitter.
+    ///   - clock: ``RetryClock/live`` by default.
+    ///   - onRetry: `nil` by default.
+    public init(
+        inner: any HTTPTransportProtocol = DefaultTransport.make(),
+        policy: RetryPolicy = RetryPolicy(),
+        clock: RetryClock = .live,
+        onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+    ) {
+        self.inner = inner
+        self.policy = policy
+        self.clock = clock
+        self.onRetry = onRetry
+    }
+
+    /// Sends `request`, retrying as the policy decides.
+    ///
+    /// - Throws: `CancellationError` when cancelled (including during a backoff), or the last
+    ///   error of the inner transport when retries are exhausted or not allowed.
+    public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var attempt = 0
+        var previousDelay: TimeInterval?
+        while true {
+            try Task.checkCancellation()
+            let outcome: RetryContext.Outcome
+            let result: (Data, HTTPURLResponse)?
+            do {
+                let (data, response) = try await inner.data(for: request)
+                if (200..<400).contains(response.statusCode) { return (data, response) }
+                result = (data, response)
+                outcome = .response(response)
+            } catch {
+                result = nil
+                outcome = .failure(error)
+            }
+            let context = RetryContext(request: request, attempt: attempt, outcome: outcome)
+            let decision = policy.decide(
+                context, previousDelay: previousDelay, randomUnit: clock.randomUnit(), now: clock.now())
+            switch decision {
+            case .retry(let delay):
+                onRetry?(RetryEvent(request: request, retryNumber: attempt + 1, delay: delay, outcome: outcome))
+                try await clock.sleep(delay)
+                previousDelay = delay
+                attempt += 1
+            case .giveUp:
+                if let result { return result }
+                if case .failure(let error) = outcome { throw error }
+            }
+        }
+    }
+}
+
+/// A retry about to happen, as reported to ``RetryTransport/onRetry``.
+public struct RetryEvent: Sendable, CustomStringConvertible {
+    /// The request being retried.
+    public let request: URLRequest
+    /// Which retry this is: 1 for the first.
+    public let retryNumber: Int
+    /// The delay before it, in seconds.
+    public let delay: TimeInterval
+    /// What the previous attempt ended with.
+    public let outcome: RetryContext.Outcome
+
+    /// Such as `retry 1 of GET /flaky after 0.250 s (status 503)`.
+    public var description: String {
+        let cause: String
+        switch outcome {
+        case .response(let response): cause = "status \(response.statusCode)"
+        case .failure(let error): cause = String(describing: error)
+        }
+        let target = request.url?.path ?? "?"
+        let seconds = String(format: "%.3f", delay)
+        return "retry \(retryNumber) of \(request.httpMethod ?? "GET") \(target) after \(seconds) s (\(cause))"
+    }
+}
