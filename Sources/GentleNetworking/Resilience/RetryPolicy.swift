@@ -9,7 +9,8 @@ import Foundation
 ///
 /// By default it retries:
 /// - statuses 408, 429, 500, 502, 503 and 504;
-/// - transient transport failures: timeouts, lost connections, refused connections, DNS failures;
+/// - transient transport failures: timeouts, lost connections (including a body cut short),
+///   refused connections, DNS failures;
 /// - only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE), and POST or PATCH only when the
 ///   request carries an `Idempotency-Key` header.
 ///
@@ -63,7 +64,7 @@ public struct RetryPolicy: Sendable {
 
     /// The transport failures retried by default.
     public static let retryableTransportCodes: Set<TransportError.Code> = [
-        .timedOut, .connectionLost, .cannotConnect, .cannotResolveHost,
+        .timedOut, .connectionLost, .truncatedBody, .cannotConnect, .cannotResolveHost,
     ]
 
     /// The default rule: an idempotent request (or one with an `Idempotency-Key`) that failed

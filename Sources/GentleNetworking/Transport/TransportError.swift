@@ -76,8 +76,22 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
             code = .tlsFailure
+        case .unknown: code = classifyUnknown(error.localizedDescription)
         default: code = .other
         }
         return TransportError(code, url: url, message: error.localizedDescription, underlyingError: error)
+    }
+
+    /// swift-corelibs-foundation reports several libcurl failures as `URLError.unknown`, keeping
+    /// only libcurl's message; these are the messages that identify them.
+    static func classifyUnknown(_ message: String) -> Code {
+        let lowered = message.lowercased()
+        if lowered.contains("transfer closed with") && lowered.contains("remaining") { return .truncatedBody }
+        if lowered.contains("connection reset") || lowered.contains("recv failure")
+            || lowered.contains("empty reply from server") || lowered.contains("send failure")
+        {
+            return .connectionLost
+        }
+        return .other
     }
 }

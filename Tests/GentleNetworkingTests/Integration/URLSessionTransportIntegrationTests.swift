@@ -241,8 +241,7 @@ struct URLSessionTransportIntegrationTests {
         await #expect {
             try await harness.service.requestVoid(to: Endpoint(path: "/cut", method: .get), via: harness.environment)
         } throws: { error in
-            guard case .transport = (error as? NetworkError)?.kind else { return false }
-            return true
+            (error as? NetworkError)?.kind == .transport(.truncatedBody)
         }
     }
 
