@@ -1,0 +1,52 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+@Suite("The refresh state machine")
+struct RefreshCoordinatorStateTests {
+    let t0 = Date(timeIntervalSince1970: 0)
+
+    @Test("Concurrent 401s with the same credential: one starts, the rest join")
+    func singleFlight() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        for _ in 0..<99 {
+            #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .joinRefresh)
+        }
+        #expect(state.refreshStarts.count == 1)
+        state.refreshSucceeded()
+        #expect(!state.isRefreshing)
+    }
+
+    @Test("A 401 for an already-replaced credential retries with the current one, no refresh")
+    func staleCredential() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        _ = state.unauthorized(sent: "A", current: "A", now: t0)
+        state.refreshSucceeded()
+        // The late 401 read the current credential before the refresh finished: "A" still.
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .retryWithCurrentCredentials)
+        #expect(state.refreshStarts.count == 1)
+        // A credential changed by the app, not by us.
+        #expect(state.unauthorized(sent: "X", current: "Y", now: t0) == .retryWithCurrentCredentials)
+    }
+
+    @Test("A failed refresh retires nothing, so the next 401 may try again")
+    func failedRefresh() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        _ = state.unauthorized(sent: "A", current: "A", now: t0)
+        state.refreshFailed()
+        #expect(state.retired.isEmpty)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+    }
+
+    @Test("The loop guard allows N refreshes per window, then refuses until the window passes")
+    func loopGuard() {
+        var state = RefreshCoordinatorState(maxRefreshes: 2, window: 60)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.unauthorized(sent: "B", current: "B", now: t0.addingTimeInterval(1)) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.unauthorized(sent: "C", current: "C", now: t0.addingTimeInterval(2)) == .refuseLimitExceeded)
+        #expect(state.unauthorized(sent: "C", current: "C", now: t0.addingTimeInterval(60)) == .startRefresh)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GentleNetworkingTesting
+
+@testable import GentleNetworking
+
+/// A loopback API with token rotation: `GET /data` wants the current token, `POST /auth/refresh`
+/// issues the next one. The server counts refreshes itself, so tests assert on the wire.
+final class AuthAPI: Sendable {
+    let server: LoopbackServer
+    let acceptedToken: Locked<String>
+    private let issued = Locked(1)
+
+    /// - Parameters:
+    ///   - refreshDelay: How long `/auth/refresh` takes.
+    ///   - refreshStatus: The status `/auth/refresh` answers with (200 rotates the token).
+    ///   - acceptsAnyToken: `false` makes `/data` reject every token, to provoke refresh loops.
+    init(refreshDelay: TimeInterval = 0, refreshStatus: Int = 200, acceptsAnyToken: Bool = true) throws {
+        let server = try LoopbackServer()
+        let acceptedToken = Locked("t1")
+        let issued = self.issued
+        self.server = server
+        self.acceptedToken = acceptedToken
+        server.route("GET", "/data") { request in
+            guard acceptsAnyToken, request.bearerToken == acceptedToken.current else {
+                return .json(#"{"error":"token expired"}"#, status: 401)
+            }
+            return .json(#"{"id":1,"property":"\#(request.bearerToken ?? "")"}"#)
+        }
+        server.route("POST", "/auth/refresh") { _ in
+            guard refreshStatus == 200 else {
+                return LoopbackResponse.json(#"{"error":"refresh denied"}"#, status: refreshStatus).with {
+                    $0.delayBeforeHeaders = refreshDelay
+                }
+            }
+            let token = issued.withLock { count -> String in
+                count += 1
+                return "t\(count)"
+            }
+            acceptedToken.withLock { $0 = token }
+            return LoopbackResponse.json(#"{"token":"\#(token)"}"#).with { $0.delayBeforeHeaders = refreshDelay }
+        }
+    }
+
+    var refreshCount: Int { server.requests(path: "/auth/refresh").count }
+    var dataRequests: [LoopbackRequest] { server.requests(path: "/data") }
+    var environment: DefaultAPIEnvironment { DefaultAPIEnvironment(baseURL: server.baseURL) }
+
+    /// The refresh closure an app would write: call the refresh endpoint, save the new token.
+    func refreshClosure(saving auth: any AuthServiceProtocol, session: URLSession) -> @Sendable () async throws -> Void
+    {
+        let environment = self.environment
+        return {
+            struct TokenResponse: Decodable { let token: String }
+            let plain = HTTPNetworkService(
+                transport: URLSessionTransport(session: session), authService: InMemoryAuthService())
+            let response: TokenResponse = try await plain.request(
+                to: Endpoint(path: "/auth/refresh", method: .post), via: environment)
+            try await auth.saveAccessToken(response.token)
+        }
+    }
+}
