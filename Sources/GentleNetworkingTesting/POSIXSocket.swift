@@ -55,6 +55,34 @@ enum POSIXSocket {
         return (descriptor, UInt16(bigEndian: actual.sin_port))
     }
 
+    /// A loopback port that is free right now (bound, read, released).
+    static func freeLoopbackPort() throws -> UInt16 {
+        let (descriptor, port) = try listenOnLoopback(backlog: 1)
+        closeDescriptor(descriptor)
+        return port
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func canConnect(port: UInt16) -> Bool {
+        #if canImport(Glibc) || canImport(Musl)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { return false }
+        defer { closeDescriptor(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
+    }
+
     /// Waits up to `milliseconds` for `descriptor` to become readable.
     static func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

@@ -4,7 +4,8 @@
 
 # Runtime libraries the package needs on Linux.
 #   libcurl4: FoundationNetworking (URLSession on Linux) is built on it.
-GENTLE_DEBIAN_PACKAGES=(libcurl4)
+#   nginx-light: the integration tests serve real ETags (and later TLS) from nginx.
+GENTLE_DEBIAN_PACKAGES=(libcurl4 nginx-light)
 
 gentle_log() { printf '==> %s\n' "$*" >&2; }
 gentle_fail() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import GentleNetworking
+
+func entry(_ body: String, etag: String = "\"e\"") -> CachedResponse {
+    CachedResponse(
+        body: Data(body.utf8), statusCode: 200, headers: ["ETag": etag], url: URL(string: "https://h/x"), etag: etag,
+        storedAt: Date(timeIntervalSince1970: 0))
+}
+
+@Suite("InMemoryETagStore")
+struct InMemoryETagStoreTests {
+    @Test("Evicts the least recently used entry when over the entry count")
+    func lruByCount() async {
+        let store = InMemoryETagStore(maxEntries: 2)
+        await store.store(entry("a"), for: "a")
+        await store.store(entry("b"), for: "b")
+        _ = await store.cachedResponse(for: "a")  // a is now more recent than b
+        await store.store(entry("c"), for: "c")
+        #expect(await store.cachedResponse(for: "a") != nil)
+        #expect(await store.cachedResponse(for: "b") == nil)
+        #expect(await store.cachedResponse(for: "c") != nil)
+        #expect(await store.count == 2)
+    }
+
+    @Test("Evicts by total bytes, and never stores an entry larger than the cap")
+    func lruByBytes() async {
+        let one = entry(String(repeating: "x", count: 400)).approximateSize
+        let store = InMemoryETagStore(maxEntries: 100, maxBytes: one * 2)
+        await store.store(entry(String(repeating: "x", count: 400)), for: "1")
+        await store.store(entry(String(repeating: "y", count: 400)), for: "2")
+        await store.store(entry(String(repeating: "z", count: 400)), for: "3")
+        #expect(await store.cachedResponse(for: "1") == nil)
+        #expect(await store.byteCount <= one * 2)
+        await store.store(entry(String(repeating: "w", count: 5000)), for: "big")
+        #expect(await store.cachedResponse(for: "big") == nil)
+        #expect(await store.cachedResponse(for: "3") != nil)
+        await store.removeAll()
+        #expect(await store.count == 0)
+        #expect(await store.byteCount == 0)
+    }
+}
+
+@Suite("DiskETagStore")
+struct DiskETagStoreTests {
+    @Test("Round-trips entries across store instances, with private file modes")
+    func roundTrip() async throws {
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let original = entry(#"{"id":1}"#, etag: "W/\"abc\"")
+        await DiskETagStore(directory: directory).store(original, for: "GET https://h/x")
+        let reopened = DiskETagStore(directory: directory)
+        #expect(await reopened.cachedResponse(for: "GET https://h/x") == original)
+        #expect(await reopened.cachedResponse(for: "GET https://h/other") == nil)
+        let file = directory.appendingPathComponent(DiskETagStore.fileName(for: "GET https://h/x")).path
+        let fileMode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
+        let directoryMode =
+            try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? NSNumber
+        #expect(fileMode?.intValue == 0o600)
+        #expect(directoryMode?.intValue == 0o700)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.count == 1 && names[0].hasSuffix(".etag"), "no temporary files are left: \(names)")
+    }
+
+    @Test("A corrupt, truncated or swapped file is a miss and is removed")
+    func corruptIsMiss() async throws {
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let store = DiskETagStore(directory: directory)
+        await store.store(entry(String(repeating: "b", count: 1000)), for: "k1")
+        await store.store(entry("other"), for: "k2")
+        let path1 = directory.appendingPathComponent(DiskETagStore.fileName(for: "k1"))
+        let path2 = directory.appendingPathComponent(DiskETagStore.fileName(for: "k2"))
+        let full = try Data(contentsOf: path1)
+
+        try full.prefix(full.count - 10).write(to: path1)  // a partial write
+        #expect(await store.cachedResponse(for: "k1") == nil)
+        #expect(!FileManager.default.fileExists(atPath: path1.path))
+
+        try Data("garbage".utf8).write(to: path1)
+        #expect(await store.cachedResponse(for: "k1") == nil)
+
+        try Data(contentsOf: path2).write(to: path1)  // another key's entry under this name
+        #expect(await store.cachedResponse(for: "k1") == nil)
+        #expect(await store.cachedResponse(for: "k2")?.body == Data("other".utf8))
+    }
+
+    @Test("The size cap evicts least-recently-used entries, also after a restart")
+    func sizeCap() async throws {
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let body = String(repeating: "x", count: 1000)
+        let size = try #require(DiskETagStore.encode(entry(body), key: "k0")).count
+        let store = DiskETagStore(directory: directory, maxBytes: size * 3 + 10)
+        for index in 0..<3 {
+            await store.store(entry(body), for: "k\(index)")
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        _ = await store.cachedResponse(for: "k0")  // k1 is now the least recently used
+        await store.store(entry(body), for: "k3")
+        #expect(await store.cachedResponse(for: "k1") == nil)
+        #expect(await store.cachedResponse(for: "k0") != nil)
+        #expect(await store.byteCount <= size * 3 + 10)
+
+        try await Task.sleep(nanoseconds: 20_000_000)
+        let restarted = DiskETagStore(directory: directory, maxBytes: size * 3 + 10)
+        _ = await restarted.cachedResponse(for: "k2")
+        await restarted.store(entry(body), for: "k4")
+        // Recency after phase one, oldest first: k2, k3, k0 (read last); reading k2 after the
+        // restart makes k3 the least recently used.
+        #expect(await restarted.cachedResponse(for: "k3") == nil)
+        #expect(await restarted.cachedResponse(for: "k0") != nil)
+        #expect(await restarted.cachedResponse(for: "k2") != nil)
+        #expect(await restarted.cachedResponse(for: "k4") != nil)
+    }
+
+    @Test("Many tasks may use one store at once")
+    func concurrentUse() async throws {
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let store = DiskETagStore(directory: directory)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    await store.store(entry("v\(index % 20)"), for: "k\(index % 20)")
+                    _ = await store.cachedResponse(for: "k\((index + 7) % 20)")
+                }
+            }
+        }
+        for index in 0..<20 {
+            #expect(await store.cachedResponse(for: "k\(index)")?.body == Data("v\(index)".utf8))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 20)
+    }
+}
+
+@Suite("SHA-256")
+struct SHA256Tests {
+    @Test("Matches the FIPS 180-4 test vectors")
+    func vectors() {
+        #expect(SHA256Digest.hexHash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256Digest.hexHash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Digest.hexHash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256Digest.hexHash(String(repeating: "a", count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}

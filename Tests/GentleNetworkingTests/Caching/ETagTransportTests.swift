@@ -1,0 +1,156 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+/// A loopback route that behaves like a real origin: a strong ETag from the body, 304 when
+/// `If-None-Match` matches.
+func etagRoute(_ server: LoopbackServer, path: String, body: Locked<String>, extraHeaders: [(String, String)] = []) {
+    server.route("GET", path) { request in
+        let current = body.current
+        let etag = "\"\(SHA256Digest.hexHash(current).prefix(16))\""
+        if request.header("If-None-Match") == etag {
+            return LoopbackResponse.status(304).adding(header: "ETag", etag).adding(header: "X-Revalidated", "yes")
+        }
+        var response = LoopbackResponse.json(current).adding(header: "ETag", etag)
+        for (name, value) in extraHeaders { response = response.adding(header: name, value) }
+        return response
+    }
+}
+
+@Suite("ETagTransport on the wire")
+struct ETagTransportTests {
+    func transport(store: any ETagStoreProtocol = InMemoryETagStore()) -> ETagTransport {
+        ETagTransport(inner: URLSessionTransport(session: makeIsolatedSession()), store: store)
+    }
+
+    @Test("The second GET sends If-None-Match, the server answers 304, and the body is identical")
+    func revalidates() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let body = Locked(#"{"id":1,"property":"expensive"}"#)
+        etagRoute(server, path: "/doc", body: body)
+        let transport = transport()
+        let (first, firstResponse) = try await transport.data(for: URLRequest(url: server.url("/doc")))
+        let (second, secondResponse) = try await transport.data(for: URLRequest(url: server.url("/doc")))
+        #expect(second == first)
+        #expect(firstResponse.statusCode == 200)
+        #expect(secondResponse.statusCode == 200, "the caller sees the cached 2xx, not the 304")
+        #expect(secondResponse.value(forHTTPHeaderField: "X-Revalidated") == "yes", "headers updated by the 304")
+        #expect(secondResponse.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let seen = server.requests(path: "/doc")
+        #expect(seen.count == 2)
+        #expect(seen[0].header("If-None-Match") == nil)
+        #expect(seen[1].header("If-None-Match") == firstResponse.value(forHTTPHeaderField: "ETag"))
+
+        body.withLock { $0 = #"{"id":1,"property":"changed"}"# }
+        let (third, _) = try await transport.data(for: URLRequest(url: server.url("/doc")))
+        #expect(String(decoding: third, as: UTF8.self).contains("changed"))
+        let (fourth, _) = try await transport.data(for: URLRequest(url: server.url("/doc")))
+        #expect(fourth == third)
+        #expect(server.requests(path: "/doc").last?.header("If-None-Match") != seen[1].header("If-None-Match"))
+    }
+
+    @Test("One user's cached body is never served to another")
+    func perCredential() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        etagRoute(server, path: "/me", body: Locked("{}"))
+        let store = InMemoryETagStore()
+        let transport = transport(store: store)
+        var alice = URLRequest(url: server.url("/me"))
+        alice.setValue("Bearer alice-token", forHTTPHeaderField: "Authorization")
+        var bob = URLRequest(url: server.url("/me"))
+        bob.setValue("Bearer bob-token", forHTTPHeaderField: "Authorization")
+        _ = try await transport.data(for: alice)
+        _ = try await transport.data(for: bob)
+        _ = try await transport.data(for: alice)
+        let conditional = server.requests(path: "/me").map { $0.header("If-None-Match") != nil }
+        #expect(conditional == [false, false, true], "bob's first request was not revalidated against alice's entry")
+        #expect(!ETagTransport.cacheKey(for: alice).contains("alice-token"), "the raw token is not part of the key")
+        #expect(await store.count == 2)
+    }
+
+    @Test("no-store and Vary on other headers are not cached; non-GET is untouched")
+    func notStored() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        etagRoute(server, path: "/private", body: Locked("{}"), extraHeaders: [("Cache-Control", "private, no-store")])
+        etagRoute(server, path: "/varies", body: Locked("{}"), extraHeaders: [("Vary", "Accept, X-Tenant")])
+        etagRoute(server, path: "/fine", body: Locked("{}"), extraHeaders: [("Vary", "Accept-Encoding, Authorization")])
+        server.route("POST", "/fine") { _ in .json("{}").adding(header: "ETag", "\"p\"") }
+        let transport = transport()
+        for path in ["/private", "/varies", "/fine"] {
+            _ = try await transport.data(for: URLRequest(url: server.url(path)))
+            _ = try await transport.data(for: URLRequest(url: server.url(path)))
+        }
+        #expect(server.requests(path: "/private").compactMap { $0.header("If-None-Match") }.isEmpty)
+        #expect(server.requests(path: "/varies").compactMap { $0.header("If-None-Match") }.isEmpty)
+        #expect(server.requests(path: "/fine").compactMap { $0.header("If-None-Match") }.count == 1)
+        var post = URLRequest(url: server.url("/fine"))
+        post.httpMethod = "POST"
+        _ = try await transport.data(for: post)
+        _ = try await transport.data(for: post)
+        #expect(
+            server.receivedRequests.filter { $0.method == "POST" }.compactMap { $0.header("If-None-Match") }.isEmpty)
+    }
+
+    @Test("A 304 with no cached entry is an error, never an empty success")
+    func unexpectedNotModified() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/odd") { _ in .status(304) }
+        await #expect {
+            try await transport().data(for: URLRequest(url: server.url("/odd")))
+        } throws: { error in
+            (error as? NetworkError)?.kind == .unexpectedNotModified
+        }
+    }
+
+    @Test("A DiskETagStore serves revalidations across transport instances")
+    func diskStoreOnTheWire() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        etagRoute(server, path: "/doc", body: Locked(#"{"big":true}"#))
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let (first, _) = try await transport(store: DiskETagStore(directory: directory))
+            .data(for: URLRequest(url: server.url("/doc")))
+        let (second, _) = try await transport(store: DiskETagStore(directory: directory))
+            .data(for: URLRequest(url: server.url("/doc")))
+        #expect(first == second)
+        #expect(server.requests(path: "/doc").last?.header("If-None-Match") != nil)
+    }
+}
+
+@Suite("ETagTransport against nginx")
+struct ETagNginxTests {
+    @Test("nginx's own ETag is revalidated: 304 in its access log, identical body, then a change is seen")
+    func nginxStaticFile() async throws {
+        let original = Data(#"{"id":7,"property":"from nginx"}"#.utf8)
+        let nginx = try NginxServer(files: ["model.json": original])
+        defer { nginx.stop() }
+        let transport = ETagTransport(inner: URLSessionTransport(session: makeIsolatedSession()))
+        let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+        let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
+        let endpoint = Endpoint(path: "/model.json", method: .get)
+
+        let (first, firstResponse): (Model, HTTPURLResponse) = try await service.requestWithResponse(
+            to: endpoint, via: environment)
+        let (second, secondResponse): (Model, HTTPURLResponse) = try await service.requestWithResponse(
+            to: endpoint, via: environment)
+        #expect(first == Model(id: 7, property: "from nginx"))
+        #expect(second == first)
+        let etag = try #require(firstResponse.value(forHTTPHeaderField: "ETag"))
+        #expect(secondResponse.value(forHTTPHeaderField: "ETag") == etag)
+        let statuses = nginx.accessLog.map { $0.components(separatedBy: "\" ").dropFirst().first?.prefix(3) ?? "" }
+        #expect(statuses == ["200", "304"], "nginx log: \(nginx.accessLog)")
+
+        try await Task.sleep(nanoseconds: 1_100_000_000)  // nginx ETags include the mtime in seconds
+        try nginx.write(Data(#"{"id":7,"property":"edited"}"#.utf8), to: "model.json")
+        let third: Model = try await service.request(to: endpoint, via: environment)
+        #expect(third.property == "edited")
+        #expect(nginx.accessLog.count == 3)
+        #expect(nginx.accessLog.last?.contains("\" 200 ") == true)
+    }
+}
