@@ -76,6 +76,46 @@ enum EmbeddedAPI {
             guard request.bearerToken == token else { return .json(#"{"error":"unauthorized"}"#, status: 401) }
             return .json(encoding: (1...3).map { Model(id: $0, property: "model #\($0)") })
         }
+        addResilienceRoutes(to: server)
         return server
+    }
+
+    /// The token `/api/profile` accepts; `/api/refresh` replaces it.
+    static let profileToken = Locked("rotated-0")
+    /// How many 304s `/api/catalog` answered.
+    static let notModifiedCount = Locked(0)
+
+    /// Endpoints for the resilience steps: a flaky one, one behind a rotating token, and one
+    /// with an ETag.
+    static func addResilienceRoutes(to server: LoopbackServer) {
+        server.route(
+            "GET", "/api/flaky",
+            handler: LoopbackServer.sequence([
+                .json(#"{"error":"busy"}"#, status: 503), .json(#"{"error":"busy"}"#, status: 503),
+                .json(encoding: Model(id: 42, property: "recovered")),
+            ]))
+        server.route("POST", "/api/refresh") { _ in
+            let next = profileToken.withLock { token -> String in
+                let number = Int(token.split(separator: "-").last ?? "0") ?? 0
+                token = "rotated-\(number + 1)"
+                return token
+            }
+            return LoopbackResponse.json(#"{"token":"\#(next)"}"#).with { $0.delayBeforeHeaders = 0.2 }
+        }
+        server.route("GET", "/api/profile") { request in
+            guard request.bearerToken == profileToken.current else {
+                return .json(#"{"error":"token expired"}"#, status: 401)
+            }
+            return .json(encoding: Model(id: 1, property: "profile"))
+        }
+        server.route("GET", "/api/catalog") { request in
+            let etag = "\"catalog-v1\""
+            if request.header("If-None-Match") == etag {
+                notModifiedCount.withLock { $0 += 1 }
+                return LoopbackResponse.status(304).adding(header: "ETag", etag)
+            }
+            return LoopbackResponse.json(encoding: (1...50).map { Model(id: $0, property: "item \($0)") })
+                .adding(header: "ETag", etag)
+        }
     }
 }

@@ -129,6 +129,7 @@ struct GentleDemo {
         print("    decoded: \(cannedList.map(\.property)) and \(cannedOne.property)")
 
         if let server {
+            try await resilienceSteps(server: server, logger: logger)
             print("\nThe embedded API received \(server.receivedRequests.count) requests:")
             for request in server.receivedRequests {
                 print(
@@ -137,6 +138,63 @@ struct GentleDemo {
             }
         }
         print("\nDone.")
+    }
+
+    /// Steps 7–9: retry, shared refresh and revalidation, against the embedded API's special
+    /// endpoints (a real API has none of them, so `--base-url` skips these).
+    static func resilienceSteps(server: LoopbackServer, logger: any NetworkLogger) async throws {
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+
+        step(7, "A flaky endpoint (503, 503, 200) recovered by RetryTransport")
+        let retrying = HTTPNetworkService(
+            transport: RetryTransport(
+                inner: URLSessionTransport(),
+                policy: RetryPolicy(maxRetries: 3, baseDelay: 0.2, maxDelay: 2, jitter: .full),
+                onRetry: { event in print("    ↻ \(event)") }),
+            authService: InMemoryAuthService(), logger: logger)
+        let recovered: Model = try await retrying.request(
+            to: Endpoint(path: "/api/flaky", method: .get), via: environment)
+        print("    decoded: \(recovered.property) after \(server.requests(path: "/api/flaky").count) attempts")
+
+        step(8, "An expired token: 5 concurrent 401s, one shared refresh")
+        let auth = InMemoryAuthService(token: "rotated-0-expired")
+        let refreshService = HTTPNetworkService(transport: URLSessionTransport(), authService: InMemoryAuthService())
+        let reauth = ReauthTransport(
+            inner: URLSessionTransport(), authService: auth,
+            refreshToken: {
+                struct Token: Decodable { let token: String }
+                print("    ⟳ refreshing the token (once)")
+                let fresh: Token = try await refreshService.request(
+                    to: Endpoint(path: "/api/refresh", method: .post), via: environment)
+                try await auth.saveAccessToken(fresh.token)
+            })
+        let profileService = HTTPNetworkService(transport: reauth, authService: auth)
+        let profiles = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    let profile: Model = try await profileService.request(
+                        to: Endpoint(path: "/api/profile", method: .get, requiresAuth: true), via: environment)
+                    return profile.property
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        let rejected = server.requests(path: "/api/profile").filter { $0.bearerToken == "rotated-0-expired" }.count
+        print(
+            "    \(profiles.count) requests succeeded; \(rejected) got 401 first; "
+                + "the server saw \(server.requests(path: "/api/refresh").count) refresh")
+
+        step(9, "A 304 revalidation through ETagTransport")
+        let caching = HTTPNetworkService(
+            transport: ETagTransport(inner: URLSessionTransport(session: URLSession(configuration: .ephemeral))),
+            authService: InMemoryAuthService(), logger: logger)
+        for round in 1...2 {
+            let items: [Model] = try await caching.requestModels(
+                to: Endpoint(path: "/api/catalog", method: .get), via: environment)
+            let sent = server.requests(path: "/api/catalog").last?.header("If-None-Match") ?? "none"
+            print("    round \(round): \(items.count) items; If-None-Match sent: \(sent)")
+        }
+        print("    the server answered 304 \(EmbeddedAPI.notModifiedCount.current) time(s); the body came from the cache")
     }
 
     static func step(_ number: Int, _ title: String) {

@@ -2,10 +2,12 @@
 # Debian packages that are missing are installed with apt-get; anything that cannot be installed
 # that way (the Swift toolchain) is a clear failure, never a silent skip.
 
-# Runtime libraries the package needs on Linux.
+# What the library needs at run time on Linux (the demo needs only this):
 #   libcurl4: FoundationNetworking (URLSession on Linux) is built on it.
+GENTLE_RUNTIME_PACKAGES=(libcurl4)
+# What the test suite needs on top:
 #   nginx-light: the integration tests serve real ETags (and later TLS) from nginx.
-GENTLE_DEBIAN_PACKAGES=(libcurl4 nginx-light)
+GENTLE_TEST_PACKAGES=(nginx-light)
 
 gentle_log() { printf '==> %s\n' "$*" >&2; }
 gentle_fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -39,7 +41,8 @@ gentle_install_debian_packages() {
         || gentle_fail "apt-get install failed for: ${missing[*]}"
 }
 
+# gentle_prerequisites [PACKAGE...]: Swift, plus the runtime packages and any named ones.
 gentle_prerequisites() {
     gentle_require_swift
-    gentle_install_debian_packages "${GENTLE_DEBIAN_PACKAGES[@]}"
+    gentle_install_debian_packages "${GENTLE_RUNTIME_PACKAGES[@]}" "$@"
 }
