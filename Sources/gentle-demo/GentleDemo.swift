@@ -194,7 +194,8 @@ struct GentleDemo {
             let sent = server.requests(path: "/api/catalog").last?.header("If-None-Match") ?? "none"
             print("    round \(round): \(items.count) items; If-None-Match sent: \(sent)")
         }
-        print("    the server answered 304 \(EmbeddedAPI.notModifiedCount.current) time(s); the body came from the cache")
+        print(
+            "    the server answered 304 \(EmbeddedAPI.notModifiedCount.current) time(s); the body came from the cache")
     }
 
     static func step(_ number: Int, _ title: String) {

@@ -22,7 +22,9 @@ struct StackingTests {
                 return value
             }
             if attempt == 1 { return .status(503) }
-            if request.header("If-None-Match") == "\"v1\"" { return LoopbackResponse.status(304).adding(header: "ETag", "\"v1\"") }
+            if request.header("If-None-Match") == "\"v1\"" {
+                return LoopbackResponse.status(304).adding(header: "ETag", "\"v1\"")
+            }
             return LoopbackResponse.json(#"{"id":1,"property":"doc"}"#).adding(header: "ETag", "\"v1\"")
         }
 
