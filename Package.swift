@@ -15,7 +15,16 @@ let package = Package(
         .executable(name: "gentle-demo", targets: ["gentle-demo"]),
     ],
     targets: [
-        .target(name: "GentleNetworking"),
+        // libcurl, for CurlTransport on Linux (Debian: libcurl4-openssl-dev).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "GentleNetworking",
+            dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux]))]
+        ),
         .target(
             name: "GentleNetworkingTesting",
             dependencies: ["GentleNetworking"]

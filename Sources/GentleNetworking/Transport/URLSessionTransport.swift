@@ -123,23 +123,18 @@ private final class PendingCall: Sendable {
     }
 }
 
-/// The per-task delegate that strips credentials from cross-origin redirects and enforces the
-/// redirect limit.
+/// The per-task delegate that applies ``RedirectTracker``'s rules to URLSession's redirects:
+/// credentials stripped across origins, the hop limit and loop detection.
 private final class RedirectGuard: NSObject, URLSessionTaskDelegate, Sendable {
     private struct State {
-        var visited: Set<String> = []
-        var count = 0
+        var tracker: RedirectTracker
         var failure: TransportError?
     }
 
-    private let originalURL: URL?
-    private let maxRedirects: Int
     private let state: Locked<State>
 
     init(originalURL: URL?, maxRedirects: Int) {
-        self.originalURL = originalURL
-        self.maxRedirects = maxRedirects
-        self.state = Locked(State(visited: Set([originalURL?.absoluteString].compactMap { $0 })))
+        self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL, maxRedirects: maxRedirects)))
     }
 
     var failure: TransportError? { state.current.failure }
@@ -151,33 +146,15 @@ private final class RedirectGuard: NSObject, URLSessionTaskDelegate, Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard maxRedirects > 0 else {
-            completionHandler(nil)
-            return
-        }
-        let target = request.url
-        let failure = state.withLock { state -> TransportError? in
-            state.count += 1
-            let key = target?.absoluteString ?? ""
-            if state.visited.contains(key) {
-                state.failure = TransportError(
-                    .tooManyRedirects, url: originalURL, message: "Redirect loop detected at \(Redactor.url(target)).")
-            } else if state.count > maxRedirects {
-                state.failure = TransportError(
-                    .tooManyRedirects, url: originalURL, message: "More than \(maxRedirects) redirects.")
+        let next = state.withLock { state -> URLRequest? in
+            guard state.tracker.maxRedirects > 0 else { return nil }
+            do throws(TransportError) {
+                try state.tracker.follow(to: request.url)
+            } catch {
+                state.failure = error
+                return nil
             }
-            state.visited.insert(key)
-            return state.failure
-        }
-        if failure != nil {
-            completionHandler(nil)
-            return
-        }
-        var next = request
-        if !Origin.isSameOrigin(originalURL, target) {
-            for header in Origin.credentialHeaders {
-                next.setValue(nil, forHTTPHeaderField: header)
-            }
+            return state.tracker.strippingCredentials(request, for: request.url)
         }
         completionHandler(next)
     }

@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The redirect rules every transport shares: a hop limit, loop detection, and credentials that
+/// never cross to another origin.
+struct RedirectTracker: Sendable {
+    let originalURL: URL?
+    let maxRedirects: Int
+    private var visited: Set<String>
+    private(set) var count = 0
+
+    init(originalURL: URL?, maxRedirects: Int) {
+        self.originalURL = originalURL
+        self.maxRedirects = max(0, maxRedirects)
+        self.visited = Set([originalURL?.absoluteString].compactMap { $0 })
+    }
+
+    /// Records a hop to `target`.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/tooManyRedirects`` for a
+    ///   loop or for more than `maxRedirects` hops.
+    mutating func follow(to target: URL?) throws(TransportError) {
+        count += 1
+        let key = target?.absoluteString ?? ""
+        if visited.contains(key) {
+            throw TransportError(
+                .tooManyRedirects, url: originalURL, message: "Redirect loop detected at \(Redactor.url(target)).")
+        }
+        if count > maxRedirects {
+            throw TransportError(.tooManyRedirects, url: originalURL, message: "More than \(maxRedirects) redirects.")
+        }
+        visited.insert(key)
+    }
+
+    /// `request` with the credential headers removed when `target` is another origin than the
+    /// original request's.
+    func strippingCredentials(_ request: URLRequest, for target: URL?) -> URLRequest {
+        guard !Origin.isSameOrigin(originalURL, target) else { return request }
+        var stripped = request
+        for header in Origin.credentialHeaders {
+            stripped.setValue(nil, forHTTPHeaderField: header)
+        }
+        return stripped
+    }
+
+    /// The request to send after `response` redirected `request`, or `nil` when `response` is
+    /// not a followable redirect (no `Location`, or a status such as 304).
+    ///
+    /// 301 and 302 turn POST into GET, 303 turns everything but HEAD into GET (dropping the
+    /// body), and 307 and 308 keep the method and body (RFC 9110 §15.4).
+    func nextRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.value(forHTTPHeaderField: "Location"),
+            let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else {
+            return nil
+        }
+        var next = request
+        next.url = target
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let becomesGet =
+            (response.statusCode == 303 && method != "HEAD")
+            || ([301, 302].contains(response.statusCode) && method == "POST")
+        if becomesGet {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for header in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] {
+                next.setValue(nil, forHTTPHeaderField: header)
+            }
+        }
+        return strippingCredentials(next, for: target)
+    }
+}
