@@ -1,0 +1,221 @@
+#if canImport(CCurl)
+    import CCurl
+    import Foundation
+    import FoundationNetworking
+
+    /// One request on one libcurl easy handle: configures the handle, collects the response
+    /// through libcurl's callbacks, and resumes its caller exactly once.
+    ///
+    /// Callbacks run on the event-loop thread; `cancel` may run on any thread.
+    final class CurlEasyRequest: @unchecked Sendable {
+        // @unchecked: `head` and `body` are written only by libcurl callbacks on the event-loop
+        // thread and read there in `finish`; `completion` is guarded by its lock.
+        let handle: UnsafeMutableRawPointer
+        let request: URLRequest
+        private var headerList: UnsafeMutablePointer<curl_slist>?
+        private var head = ResponseHead()
+        private var body = Data()
+        private let completion = Locked<CheckedContinuation<(Data, HTTPURLResponse), any Error>?>(nil)
+        private let cancelled = Locked(false)
+
+        struct ResponseHead {
+            var statusCode = 0
+            var httpVersion = "HTTP/1.1"
+            var headers: [(String, String)] = []
+        }
+
+        /// Creates and configures the easy handle for `request`.
+        init(request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
+            guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            else {
+                throw TransportError(.badResponse, url: request.url, message: "Only http and https URLs can be sent.")
+            }
+            guard let handle = curl_easy_init() else {
+                throw TransportError(.other, url: url, message: "libcurl could not create a handle.")
+            }
+            self.handle = handle
+            self.request = request
+            do {
+                try configure(url: url, configuration: configuration, trust: trust)
+            } catch {
+                cleanup()
+                throw error
+            }
+        }
+
+        private func configure(url: URL, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
+            func check(_ code: CURLcode, _ what: String) throws {
+                guard code == CURLE_OK else {
+                    throw TransportError(
+                        .other, url: url, message: "libcurl rejected \(what): \(String(cString: curl_easy_strerror(code)))")
+                }
+            }
+            try check(gn_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString), "the URL")
+            try check(gn_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+            try check(gn_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
+            try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
+            try check(gn_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
+            try check(gn_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
+            let timeout = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.connectTimeout
+            let connectTimeout = min(configuration.connectTimeout, timeout)
+            try check(
+                gn_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, connectTimeout * 1000))),
+                "CONNECTTIMEOUT")
+            if let total = configuration.totalTimeout, total > 0 {
+                try check(gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(total * 1000)), "TIMEOUT")
+            }
+            // URLRequest.timeoutInterval is an idle timeout: fail when no byte arrives for that long.
+            try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
+            try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Int(max(1, timeout.rounded(.up)))), "LOW_SPEED_TIME")
+
+            let method = (request.httpMethod ?? "GET").uppercased()
+            let body = request.httpBody
+            switch method {
+            case "GET" where body == nil:
+                try check(gn_easy_setopt_long(handle, CURLOPT_HTTPGET, 1), "GET")
+            case "HEAD":
+                try check(gn_easy_setopt_long(handle, CURLOPT_NOBODY, 1), "HEAD")
+            default:
+                if method != "POST" {
+                    try check(gn_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method), "the method")
+                }
+            }
+            if method != "HEAD", let body = body ?? (method == "POST" ? Data() : nil) {
+                try check(gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
+                try body.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress, !raw.isEmpty {
+                        try check(
+                            gn_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base)),
+                            "the body")
+                    } else {
+                        try check(gn_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, ""), "the empty body")
+                    }
+                }
+            }
+
+            var headers: [String] = []
+            let fields = request.allHTTPHeaderFields ?? [:]
+            func has(_ name: String) -> Bool { fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                if name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame {
+                    try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
+                    continue
+                }
+                headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            headers.append("Expect:")  // no 100-continue round trip
+            if !has("Content-Type") { headers.append("Content-Type:") }  // no form-urlencoded default
+            if !has("User-Agent") { headers.append("User-Agent: \(CurlTransport.userAgent)") }
+            for line in headers {
+                guard let appended = curl_slist_append(headerList, line) else {
+                    throw TransportError(.other, url: url, message: "libcurl could not store a header.")
+                }
+                headerList = appended
+            }
+            try check(gn_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "the headers")
+
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            try check(gn_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
+            try check(gn_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context), "WRITEDATA")
+            try check(gn_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
+            try check(gn_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context), "HEADERDATA")
+            try check(gn_easy_setopt_pointer(handle, CURLOPT_PRIVATE, context), "PRIVATE")
+            if let trust {
+                try trust.apply(to: handle, check: check)
+            }
+        }
+
+        /// Registers the caller waiting for this request.
+        func setContinuation(_ continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) {
+            completion.withLock { $0 = continuation }
+        }
+
+        /// Marks the request cancelled and resumes its caller with `CancellationError` at once.
+        func cancel() {
+            cancelled.withLock { $0 = true }
+            resume(.failure(CancellationError()))
+        }
+
+        var isCancelled: Bool { cancelled.current }
+
+        /// Resumes the caller, if it has not been resumed yet.
+        func resume(_ result: Result<(Data, HTTPURLResponse), any Error>) {
+            let continuation = completion.withLock { value -> CheckedContinuation<(Data, HTTPURLResponse), any Error>? in
+                defer { value = nil }
+                return value
+            }
+            continuation?.resume(with: result)
+        }
+
+        // MARK: Callbacks (event-loop thread)
+
+        func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+            body.append(contentsOf: bytes)
+        }
+
+        func receiveHeaderLine(_ line: String) {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.hasPrefix("HTTP/") {
+                // A new status line starts a new head (after 1xx interim responses).
+                let parts = trimmed.split(separator: " ", maxSplits: 2)
+                head = ResponseHead()
+                head.httpVersion = parts.first.map(String.init) ?? "HTTP/1.1"
+                head.statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            } else if let colon = trimmed.firstIndex(of: ":") {
+                let name = String(trimmed[..<colon])
+                let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                head.headers.append((name, value))
+            }
+        }
+
+        /// Called on the event-loop thread when libcurl is done with the transfer.
+        func finish(_ code: CURLcode) {
+            guard code == CURLE_OK else {
+                resume(.failure(CurlTransport.error(for: code, url: request.url, handle: handle)))
+                return
+            }
+            var fields: [String: String] = [:]
+            for (name, value) in head.headers {
+                if let existing = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                    fields[existing] = (fields[existing] ?? "") + ", " + value
+                } else {
+                    fields[name] = value
+                }
+            }
+            guard let url = request.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: fields),
+                (100...999).contains(head.statusCode)
+            else {
+                resume(.failure(TransportError(.badResponse, url: request.url, message: "The server sent no valid status line.")))
+                return
+            }
+            resume(.success((body, response)))
+        }
+
+        /// Frees the handle and header list. Call once, after libcurl is done with the handle.
+        func cleanup() {
+            curl_easy_cleanup(handle)
+            if let headerList { curl_slist_free_all(headerList) }
+            headerList = nil
+        }
+    }
+
+    private let curlWriteCallback: gn_data_callback = { buffer, size, count, userdata in
+        guard let userdata else { return 0 }
+        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        let length = size * count
+        if request.isCancelled { return 0 }  // aborts the transfer
+        request.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
+        return length
+    }
+
+    private let curlHeaderCallback: gn_data_callback = { buffer, size, count, userdata in
+        guard let userdata, let buffer else { return 0 }
+        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        let length = size * count
+        let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+        request.receiveHeaderLine(line)
+        return length
+    }
+#endif

@@ -1,0 +1,128 @@
+#if canImport(CCurl)
+    import CCurl
+    import Foundation
+
+    /// One libcurl multi handle driven by one thread: every request of a ``CurlTransport`` runs
+    /// here, sharing connections (keep-alive, HTTP/2 multiplexing) — no thread per request.
+    ///
+    /// Other threads talk to the loop only through `inbox` and `curl_multi_wakeup`, which libcurl
+    /// documents as callable from any thread.
+    final class CurlEventLoop: @unchecked Sendable {
+        // @unchecked: `multi` is used by the loop thread only, except `curl_multi_wakeup`
+        // (thread-safe by contract); `running` is touched by the loop thread only; `inbox` is locked.
+        private struct Inbox {
+            var additions: [CurlEasyRequest] = []
+            var cancellations: [ObjectIdentifier] = []
+            var stopping = false
+        }
+
+        private let multi: UnsafeMutableRawPointer
+        private let inbox = Locked(Inbox())
+        private var running: [ObjectIdentifier: CurlEasyRequest] = [:]
+        private let stopped = DispatchSemaphore(value: 0)
+
+        /// Starts the loop thread.
+        ///
+        /// - Parameter maxConnectionsPerHost: 0 for libcurl's default (no limit).
+        init(maxConnectionsPerHost: Int) throws {
+            CurlGlobal.ensureInitialized()
+            guard let multi = curl_multi_init() else {
+                throw TransportError(.other, url: nil, message: "libcurl could not create a multi handle.")
+            }
+            self.multi = multi
+            _ = gn_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+            if maxConnectionsPerHost > 0 {
+                _ = gn_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+            }
+            let thread = Thread { [self] in
+                run()
+                stopped.signal()
+            }
+            thread.name = "gentle.curl"
+            thread.start()
+        }
+
+        /// Hands `request` to the loop.
+        func submit(_ request: CurlEasyRequest) {
+            inbox.withLock { $0.additions.append(request) }
+            curl_multi_wakeup(multi)
+        }
+
+        /// Asks the loop to abandon `request` (its caller was already resumed).
+        func cancel(_ request: CurlEasyRequest) {
+            inbox.withLock { $0.cancellations.append(ObjectIdentifier(request)) }
+            curl_multi_wakeup(multi)
+        }
+
+        /// Stops the loop, failing anything still running, and waits for the thread.
+        func shutdown() {
+            let alreadyStopping = inbox.withLock { inbox -> Bool in
+                defer { inbox.stopping = true }
+                return inbox.stopping
+            }
+            guard !alreadyStopping else { return }
+            curl_multi_wakeup(multi)
+            stopped.wait()
+            curl_multi_cleanup(multi)
+        }
+
+        private func run() {
+            while true {
+                let (additions, cancellations, stopping) = inbox.withLock { inbox in
+                    defer {
+                        inbox.additions.removeAll()
+                        inbox.cancellations.removeAll()
+                    }
+                    return (inbox.additions, inbox.cancellations, inbox.stopping)
+                }
+                for request in additions {
+                    if request.isCancelled || cancellations.contains(ObjectIdentifier(request)) {
+                        request.cleanup()
+                        continue
+                    }
+                    curl_multi_add_handle(multi, request.handle)
+                    running[ObjectIdentifier(request)] = request
+                }
+                for id in cancellations {
+                    guard let request = running.removeValue(forKey: id) else { continue }
+                    curl_multi_remove_handle(multi, request.handle)
+                    request.cleanup()
+                }
+                if stopping {
+                    for request in running.values {
+                        curl_multi_remove_handle(multi, request.handle)
+                        request.resume(
+                            .failure(TransportError(.connectionLost, url: request.request.url, message: "The transport was shut down.")))
+                        request.cleanup()
+                    }
+                    running.removeAll()
+                    return
+                }
+
+                var active: Int32 = 0
+                curl_multi_perform(multi, &active)
+                var queued: Int32 = 0
+                while let message = curl_multi_info_read(multi, &queued) {
+                    guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+                    let code = gn_message_result(message)
+                    guard let request = running.first(where: { $0.value.handle == handle })?.value else { continue }
+                    running[ObjectIdentifier(request)] = nil
+                    curl_multi_remove_handle(multi, handle)
+                    request.finish(code)
+                    request.cleanup()
+                }
+                var ready: Int32 = 0
+                curl_multi_poll(multi, nil, 0, 1000, &ready)
+            }
+        }
+    }
+
+    /// `curl_global_init`, once per process.
+    enum CurlGlobal {
+        private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+
+        static func ensureInitialized() {
+            _ = initialized
+        }
+    }
+#endif
