@@ -24,7 +24,37 @@ func makeIsolatedSession() -> URLSession {
     return URLSession(configuration: configuration)
 }
 
-/// A loopback server plus a service pointed at it, over URLSessionTransport.
+/// The real transports the shared integration suite runs against.
+enum TransportKind: String, Sendable, CustomStringConvertible {
+    case urlSession
+    case curl
+
+    /// Every real transport available on this platform.
+    static var all: [TransportKind] {
+        #if canImport(CCurl)
+            [.urlSession, .curl]
+        #else
+            [.urlSession]
+        #endif
+    }
+
+    var description: String { rawValue }
+
+    func make(maxRedirects: Int = 10) throws -> any HTTPTransportProtocol {
+        switch self {
+        case .urlSession:
+            return URLSessionTransport(session: makeIsolatedSession(), maxRedirects: maxRedirects)
+        case .curl:
+            #if canImport(CCurl)
+                return try CurlTransport(configuration: CurlTransport.Configuration(maxRedirects: maxRedirects))
+            #else
+                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
+            #endif
+        }
+    }
+}
+
+/// A loopback server plus a service pointed at it, over a real transport.
 struct LoopbackHarness {
     let server: LoopbackServer
     let auth: InMemoryAuthService
@@ -32,14 +62,12 @@ struct LoopbackHarness {
     let environment: DefaultAPIEnvironment
 
     init(
-        token: String? = "token-1", transport: (any HTTPTransportProtocol)? = nil,
+        kind: TransportKind = .urlSession, token: String? = "token-1", transport: (any HTTPTransportProtocol)? = nil,
         logger: any NetworkLogger = NoOpNetworkLogger()
     ) throws {
         server = try LoopbackServer()
         auth = InMemoryAuthService(token: token)
-        service = HTTPNetworkService(
-            transport: transport ?? URLSessionTransport(session: makeIsolatedSession()), authService: auth,
-            logger: logger)
+        service = HTTPNetworkService(transport: try transport ?? kind.make(), authService: auth, logger: logger)
         environment = DefaultAPIEnvironment(baseURL: server.baseURL)
     }
 }

@@ -3,13 +3,13 @@ import GentleNetworking
 import GentleNetworkingTesting
 import Testing
 
-/// The service over URLSessionTransport against the loopback server: everything asserted is
-/// what the server saw on the wire.
-@Suite("URLSessionTransport on the wire")
-struct URLSessionTransportIntegrationTests {
-    @Test("The server receives the method, headers, query and JSON body")
-    func requestOnTheWire() async throws {
-        let harness = try LoopbackHarness()
+/// The shared integration suite: every test runs once per real transport (URLSessionTransport,
+/// and CurlTransport on Linux) against the loopback server, and asserts what the server saw.
+@Suite("Every real transport on the wire (URLSessionTransport and CurlTransport)")
+struct TransportIntegrationTests {
+    @Test("The server receives the method, headers, query and JSON body", arguments: TransportKind.all)
+    func requestOnTheWire(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("PUT", "/api/items/7") { _ in .json(#"{"id":7,"property":"saved"}"#) }
         let endpoint = Endpoint(
@@ -32,9 +32,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(received.jsonObject?["count"] as? Int == 3)
     }
 
-    @Test("The token is sent only to endpoints that require auth")
-    func tokenOnlyWhenRequired() async throws {
-        let harness = try LoopbackHarness(token: "only-when-asked")
+    @Test("The token is sent only to endpoints that require auth", arguments: TransportKind.all)
+    func tokenOnlyWhenRequired(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind, token: "only-when-asked")
         defer { harness.server.shutdown() }
         harness.server.route(nil, prefix: "/") { _ in .json("{}") }
         try await harness.service.requestVoid(to: Endpoint(path: "/public", method: .get), via: harness.environment)
@@ -47,9 +47,9 @@ struct URLSessionTransportIntegrationTests {
 
     @Test(
         "Statuses map to results and typed errors, with the body kept",
-        arguments: [200, 201, 204, 300, 304, 400, 401, 403, 404, 422, 429, 500, 502, 503])
-    func statusMapping(status: Int) async throws {
-        let harness = try LoopbackHarness()
+        arguments: TransportKind.all, [200, 201, 204, 300, 304, 400, 401, 403, 404, 422, 429, 500, 502, 503])
+    func statusMapping(kind: TransportKind, status: Int) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/s") { _ in
             status == 204 || status == 304 ? .status(status) : .json(#"{"status":\#(status)}"#, status: status)
@@ -69,9 +69,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(harness.server.requests(path: "/s").count == 1)
     }
 
-    @Test("A body of the wrong shape is a decoding error with context")
-    func decodingError() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A body of the wrong shape is a decoding error with context", arguments: TransportKind.all)
+    func decodingError(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/m") { _ in .json(#"{"id":"not-a-number","property":"x"}"#) }
         do {
@@ -85,9 +85,9 @@ struct URLSessionTransportIntegrationTests {
         }
     }
 
-    @Test("Cancelling the task cancels the request at once")
-    func cancellation() async throws {
-        let harness = try LoopbackHarness()
+    @Test("Cancelling the task cancels the request at once", arguments: TransportKind.all)
+    func cancellation(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/slow") { _ in LoopbackResponse.json("{}").with { $0.delayBeforeHeaders = 20 } }
         let service = harness.service
@@ -111,9 +111,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(harness.server.requests(path: "/slow").count == 1)
     }
 
-    @Test("A task cancelled before sending never reaches the server")
-    func cancelledBeforeSending() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A task cancelled before sending never reaches the server", arguments: TransportKind.all)
+    func cancelledBeforeSending(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         let service = harness.service
         let environment = harness.environment
@@ -126,9 +126,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(harness.server.requests(path: "/never").isEmpty)
     }
 
-    @Test("Credentials never cross to another origin on a redirect")
-    func crossOriginRedirect() async throws {
-        let harness = try LoopbackHarness(token: "cross-origin-secret")
+    @Test("Credentials never cross to another origin on a redirect", arguments: TransportKind.all)
+    func crossOriginRedirect(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind, token: "cross-origin-secret")
         defer { harness.server.shutdown() }
         let other = try LoopbackServer()
         defer { other.shutdown() }
@@ -150,9 +150,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(!everything.contains("secret"))
     }
 
-    @Test("Credentials are kept on a same-origin redirect")
-    func sameOriginRedirect() async throws {
-        let harness = try LoopbackHarness(token: "same-origin")
+    @Test("Credentials are kept on a same-origin redirect", arguments: TransportKind.all)
+    func sameOriginRedirect(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind, token: "same-origin")
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/old") { _ in .redirect(to: "/new", status: 301) }
         harness.server.route("GET", "/new") { _ in .json("{}") }
@@ -161,9 +161,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(harness.server.requests(path: "/new").first?.header("Authorization") == "Bearer same-origin")
     }
 
-    @Test("A redirect loop is a clear error")
-    func redirectLoop() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A redirect loop is a clear error", arguments: TransportKind.all)
+    func redirectLoop(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/a") { _ in .redirect(to: "/b") }
         harness.server.route("GET", "/b") { _ in .redirect(to: "/a") }
@@ -176,8 +176,8 @@ struct URLSessionTransportIntegrationTests {
         #expect(harness.server.requests(path: "/b").count == 1)
     }
 
-    @Test("Too many redirects is a clear error")
-    func tooManyRedirects() async throws {
+    @Test("Too many redirects is a clear error", arguments: TransportKind.all)
+    func tooManyRedirects(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", prefix: "/hop/") { request in
@@ -185,7 +185,7 @@ struct URLSessionTransportIntegrationTests {
             return .redirect(to: "/hop/\(n + 1)")
         }
         let service = HTTPNetworkService(
-            transport: URLSessionTransport(session: makeIsolatedSession(), maxRedirects: 3),
+            transport: try kind.make(maxRedirects: 3),
             authService: InMemoryAuthService())
         await #expect {
             try await service.requestVoid(
@@ -196,9 +196,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(server.receivedRequests.count == 4)
     }
 
-    @Test("A 5 MB body travels intact in each direction")
-    func largeBodies() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A 5 MB body travels intact in each direction", arguments: TransportKind.all)
+    func largeBodies(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         let size = 5 * 1024 * 1024
         let payload = String((0..<size).map { _ in Character(Unicode.Scalar(UInt8.random(in: 97...122))) })
@@ -219,9 +219,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(downloaded.property == payload)
     }
 
-    @Test("Sequential requests reuse one kept-alive connection")
-    func keepAlive() async throws {
-        let harness = try LoopbackHarness()
+    @Test("Sequential requests reuse one kept-alive connection", arguments: TransportKind.all)
+    func keepAlive(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/k") { _ in .json("{}") }
         for _ in 0..<5 {
@@ -231,9 +231,9 @@ struct URLSessionTransportIntegrationTests {
         #expect(Set(harness.server.requests(path: "/k").map(\.connectionID)).count == 1)
     }
 
-    @Test("A connection closed mid-body is a transport error, never a truncated success")
-    func closedMidBody() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A connection closed mid-body is a transport error, never a truncated success", arguments: TransportKind.all)
+    func closedMidBody(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/cut") { _ in
             LoopbackResponse.json(String(repeating: "x", count: 100_000)).with { $0.closeMidBody = true }
@@ -245,9 +245,9 @@ struct URLSessionTransportIntegrationTests {
         }
     }
 
-    @Test("A malformed response is a transport error")
-    func malformedResponse() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A malformed response is a transport error", arguments: TransportKind.all)
+    func malformedResponse(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/garbage") { _ in .raw("NOT HTTP AT ALL\r\n\r\n") }
         await #expect {
@@ -259,13 +259,13 @@ struct URLSessionTransportIntegrationTests {
         }
     }
 
-    @Test("Nothing listening is cannotConnect")
-    func connectionRefused() async throws {
+    @Test("Nothing listening is cannotConnect", arguments: TransportKind.all)
+    func connectionRefused(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         let deadURL = server.baseURL
         server.shutdown()
         let service = HTTPNetworkService(
-            transport: URLSessionTransport(session: makeIsolatedSession()), authService: InMemoryAuthService())
+            transport: try kind.make(), authService: InMemoryAuthService())
         await #expect {
             try await service.requestVoid(
                 to: Endpoint(path: "/", method: .get), via: DefaultAPIEnvironment(baseURL: deadURL))
@@ -274,9 +274,9 @@ struct URLSessionTransportIntegrationTests {
         }
     }
 
-    @Test("A per-endpoint timeout is honoured")
-    func timeout() async throws {
-        let harness = try LoopbackHarness()
+    @Test("A per-endpoint timeout is honoured", arguments: TransportKind.all)
+    func timeout(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/stall") { _ in LoopbackResponse.json("{}").with { $0.delayBeforeHeaders = 10 } }
         await #expect {
