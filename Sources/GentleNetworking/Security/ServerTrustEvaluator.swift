@@ -1,0 +1,90 @@
+import Foundation
+
+/// Decides whether a host's TLS certificate is trusted: what ``PinningTransport`` enforces for a
+/// pinned domain.
+///
+/// The requirements are declarative so that each platform can enforce them inside the TLS
+/// handshake (libcurl on Linux, Security on Apple platforms), before any request byte is sent.
+/// Implement it to combine pins in your own way.
+public protocol ServerTrustEvaluator: Sendable {
+    /// What the handshake must prove.
+    var requirements: ServerTrustRequirements { get }
+}
+
+/// What a TLS handshake must prove for a pinned host.
+public struct ServerTrustRequirements: Sendable, Hashable {
+    /// SHA-256 hashes of acceptable DER SubjectPublicKeyInfo: the leaf's key must be one of
+    /// them. Empty for no key pin.
+    public var pinnedKeyHashes: Set<Data>
+    /// DER certificates to pin. With default validation they must match the leaf (by its key);
+    /// without it they are the only trust anchors, so a pinned self-signed certificate validates.
+    public var pinnedCertificates: Set<Data>
+    /// Whether the chain must also validate against the system roots and name the host. Stands
+    /// even when a pin matches.
+    public var performDefaultValidation: Bool
+
+    /// Creates requirements.
+    public init(pinnedKeyHashes: Set<Data> = [], pinnedCertificates: Set<Data> = [], performDefaultValidation: Bool = true) {
+        self.pinnedKeyHashes = pinnedKeyHashes
+        self.pinnedCertificates = pinnedCertificates
+        self.performDefaultValidation = performDefaultValidation
+    }
+}
+
+/// Pins the leaf certificate's public key: survives certificate renewal with the same key.
+///
+/// ```swift
+/// PublicKeyPinningEvaluator(pinnedKeyHashes: [primaryKeyHash, backupKeyHash])
+/// ```
+public struct PublicKeyPinningEvaluator: ServerTrustEvaluator {
+    /// SHA-256 hashes of DER SubjectPublicKeyInfo; see ``CertificatePinning/publicKeyHash(ofCertificatePEM:)``.
+    public let pinnedKeyHashes: Set<Data>
+    /// Whether the chain must also validate against the system roots; `true` by default.
+    public let performDefaultValidation: Bool
+
+    /// Creates an evaluator.
+    ///
+    /// - Parameters:
+    ///   - pinnedKeyHashes: Acceptable key hashes. Pin a backup key too, or a key rotation locks
+    ///     your app out.
+    ///   - performDefaultValidation: `true` by default. `false` accepts any chain whose leaf key
+    ///     matches, such as a self-signed certificate.
+    public init(pinnedKeyHashes: Set<Data>, performDefaultValidation: Bool = true) {
+        self.pinnedKeyHashes = pinnedKeyHashes
+        self.performDefaultValidation = performDefaultValidation
+    }
+
+    /// The key pins, plus default validation when asked.
+    public var requirements: ServerTrustRequirements {
+        ServerTrustRequirements(pinnedKeyHashes: pinnedKeyHashes, performDefaultValidation: performDefaultValidation)
+    }
+}
+
+/// Pins whole certificates (DER): simpler, but needs an app update at every renewal.
+///
+/// ```swift
+/// CertificatePinningEvaluator(pinnedCertificates: [certDERData])
+/// ```
+public struct CertificatePinningEvaluator: ServerTrustEvaluator {
+    /// DER certificates.
+    public let pinnedCertificates: Set<Data>
+    /// Whether the chain must also validate against the system roots; `true` by default.
+    public let performDefaultValidation: Bool
+
+    /// Creates an evaluator.
+    ///
+    /// - Parameters:
+    ///   - pinnedCertificates: DER certificates. Without default validation they are the only
+    ///     trust anchors: the server's chain must lead to one of them.
+    ///   - performDefaultValidation: `true` by default: the chain must also validate against the
+    ///     system roots, and the leaf must be one of the pinned certificates (by its key).
+    public init(pinnedCertificates: Set<Data>, performDefaultValidation: Bool = true) {
+        self.pinnedCertificates = pinnedCertificates
+        self.performDefaultValidation = performDefaultValidation
+    }
+
+    /// The certificate pins, plus default validation when asked.
+    public var requirements: ServerTrustRequirements {
+        ServerTrustRequirements(pinnedCertificates: pinnedCertificates, performDefaultValidation: performDefaultValidation)
+    }
+}
