@@ -87,7 +87,9 @@ public enum CertificatePinning {
     }
 
     /// Reads one DER TLV at `offset`.
-    private static func element(in bytes: [UInt8], at offset: Int, expecting tag: UInt8, _ name: String)
+    private static func element(
+        in bytes: [UInt8], at offset: Int, expecting tag: UInt8, _ name: String
+    )
         throws(Failure) -> Element
     {
         guard offset + 2 <= bytes.count else { throw .invalidCertificate("\(name) is missing") }

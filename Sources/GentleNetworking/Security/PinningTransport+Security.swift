@@ -4,7 +4,9 @@
 
     extension PinningTransport {
         /// A URLSession whose delegate enforces the pins, wrapped in ``URLSessionTransport``.
-        static func makeSecurityTransport(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol {
+        static func makeSecurityTransport(
+            _ pinnedDomains: [String: any ServerTrustEvaluator]
+        ) -> any HTTPTransportProtocol {
             var requirements: [String: ServerTrustRequirements] = [:]
             for (domain, evaluator) in pinnedDomains {
                 requirements[domain.lowercased()] = evaluator.requirements
@@ -43,7 +45,9 @@
 
         /// Applies `required` to `trust`; the same rules as libcurl's on Linux.
         static func evaluate(_ trust: SecTrust, host: String, _ required: ServerTrustRequirements) -> Bool {
-            let pinnedCertificates = required.pinnedCertificates.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+            let pinnedCertificates = required.pinnedCertificates.compactMap {
+                SecCertificateCreateWithData(nil, $0 as CFData)
+            }
             if required.performDefaultValidation {
                 SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
             } else {
@@ -61,7 +65,9 @@
             var keyPins = required.pinnedKeyHashes
             if required.performDefaultValidation {
                 for certificate in required.pinnedCertificates {
-                    if let hash = try? CertificatePinning.publicKeyHash(ofCertificateDER: certificate) { keyPins.insert(hash) }
+                    if let hash = try? CertificatePinning.publicKeyHash(ofCertificateDER: certificate) {
+                        keyPins.insert(hash)
+                    }
                 }
             }
             guard !keyPins.isEmpty else { return true }

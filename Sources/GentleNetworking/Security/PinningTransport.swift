@@ -49,7 +49,8 @@ public final class PinningTransport: HTTPTransportProtocol {
     }
 
     #if canImport(CCurl)
-        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol {
+        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol
+        {
             var trust: [String: CurlTrustSettings] = [:]
             for (domain, evaluator) in pinnedDomains {
                 trust[domain.lowercased()] = CurlTrustSettings(evaluator.requirements)
@@ -61,11 +62,13 @@ public final class PinningTransport: HTTPTransportProtocol {
             }
         }
     #elseif canImport(Security)
-        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol {
+        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol
+        {
             makeSecurityTransport(pinnedDomains)
         }
     #else
-        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol {
+        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol
+        {
             FailingTransport(
                 error: TransportError(.tlsFailure, url: nil, message: "TLS pinning is not available on this platform."))
         }
@@ -91,7 +94,9 @@ struct FailingTransport: HTTPTransportProtocol {
             settings.verifyPeer = requirements.performDefaultValidation
             settings.verifyHost = requirements.performDefaultValidation
             if !requirements.pinnedCertificates.isEmpty {
-                let certificates = requirements.pinnedCertificates.sorted { $0.base64EncodedString() < $1.base64EncodedString() }
+                let certificates = requirements.pinnedCertificates.sorted {
+                    $0.base64EncodedString() < $1.base64EncodedString()
+                }
                 if requirements.performDefaultValidation {
                     // The system roots validate the chain; the leaf must be a pinned certificate.
                     settings.pinnedKeyHashes += certificates.map {

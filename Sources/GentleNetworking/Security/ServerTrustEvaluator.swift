@@ -24,7 +24,9 @@ public struct ServerTrustRequirements: Sendable, Hashable {
     public var performDefaultValidation: Bool
 
     /// Creates requirements.
-    public init(pinnedKeyHashes: Set<Data> = [], pinnedCertificates: Set<Data> = [], performDefaultValidation: Bool = true) {
+    public init(
+        pinnedKeyHashes: Set<Data> = [], pinnedCertificates: Set<Data> = [], performDefaultValidation: Bool = true
+    ) {
         self.pinnedKeyHashes = pinnedKeyHashes
         self.pinnedCertificates = pinnedCertificates
         self.performDefaultValidation = performDefaultValidation
@@ -85,6 +87,7 @@ public struct CertificatePinningEvaluator: ServerTrustEvaluator {
 
     /// The certificate pins, plus default validation when asked.
     public var requirements: ServerTrustRequirements {
-        ServerTrustRequirements(pinnedCertificates: pinnedCertificates, performDefaultValidation: performDefaultValidation)
+        ServerTrustRequirements(
+            pinnedCertificates: pinnedCertificates, performDefaultValidation: performDefaultValidation)
     }
 }

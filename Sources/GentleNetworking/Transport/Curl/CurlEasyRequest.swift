@@ -47,7 +47,8 @@
             func check(_ code: CURLcode, _ what: String) throws {
                 guard code == CURLE_OK else {
                     throw TransportError(
-                        .other, url: url, message: "libcurl rejected \(what): \(String(cString: curl_easy_strerror(code)))")
+                        .other, url: url,
+                        message: "libcurl rejected \(what): \(String(cString: curl_easy_strerror(code)))")
                 }
             }
             try check(gn_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString), "the URL")
@@ -66,7 +67,9 @@
             }
             // URLRequest.timeoutInterval is an idle timeout: fail when no byte arrives for that long.
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
-            try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Int(max(1, timeout.rounded(.up)))), "LOW_SPEED_TIME")
+            try check(
+                gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Int(max(1, timeout.rounded(.up)))), "LOW_SPEED_TIME"
+            )
 
             let method = (request.httpMethod ?? "GET").uppercased()
             let body = request.httpBody
@@ -81,11 +84,13 @@
                 }
             }
             if method != "HEAD", let body = body ?? (method == "POST" ? Data() : nil) {
-                try check(gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
+                try check(
+                    gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
                 try body.withUnsafeBytes { raw in
                     if let base = raw.baseAddress, !raw.isEmpty {
                         try check(
-                            gn_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base)),
+                            gn_easy_setopt_pointer(
+                                handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base)),
                             "the body")
                     } else {
                         try check(gn_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, ""), "the empty body")
@@ -95,7 +100,9 @@
 
             var headers: [String] = []
             let fields = request.allHTTPHeaderFields ?? [:]
-            func has(_ name: String) -> Bool { fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
+            func has(_ name: String) -> Bool {
+                fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+            }
             for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
                 if name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame {
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
@@ -117,7 +124,8 @@
             let context = Unmanaged.passUnretained(self).toOpaque()
             try check(gn_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
             try check(gn_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context), "WRITEDATA")
-            try check(gn_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
+            try check(
+                gn_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
             try check(gn_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context), "HEADERDATA")
             try check(gn_easy_setopt_pointer(handle, CURLOPT_PRIVATE, context), "PRIVATE")
             if let trust {
@@ -140,7 +148,8 @@
 
         /// Resumes the caller, if it has not been resumed yet.
         func resume(_ result: Result<(Data, HTTPURLResponse), any Error>) {
-            let continuation = completion.withLock { value -> CheckedContinuation<(Data, HTTPURLResponse), any Error>? in
+            let continuation = completion.withLock {
+                value -> CheckedContinuation<(Data, HTTPURLResponse), any Error>? in
                 defer { value = nil }
                 return value
             }
@@ -187,7 +196,10 @@
                     url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: fields),
                 (100...999).contains(head.statusCode)
             else {
-                resume(.failure(TransportError(.badResponse, url: request.url, message: "The server sent no valid status line.")))
+                resume(
+                    .failure(
+                        TransportError(.badResponse, url: request.url, message: "The server sent no valid status line.")
+                    ))
                 return
             }
             resume(.success((body, response)))

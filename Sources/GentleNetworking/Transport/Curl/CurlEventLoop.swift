@@ -92,7 +92,10 @@
                     for request in running.values {
                         curl_multi_remove_handle(multi, request.handle)
                         request.resume(
-                            .failure(TransportError(.connectionLost, url: request.request.url, message: "The transport was shut down.")))
+                            .failure(
+                                TransportError(
+                                    .connectionLost, url: request.request.url, message: "The transport was shut down."))
+                        )
                         request.cleanup()
                     }
                     running.removeAll()
@@ -103,7 +106,9 @@
                 curl_multi_perform(multi, &active)
                 var queued: Int32 = 0
                 while let message = curl_multi_info_read(multi, &queued) {
-                    guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+                    guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else {
+                        continue
+                    }
                     let code = gn_message_result(message)
                     guard let request = running.first(where: { $0.value.handle == handle })?.value else { continue }
                     running[ObjectIdentifier(request)] = nil

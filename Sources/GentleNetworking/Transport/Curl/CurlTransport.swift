@@ -90,7 +90,8 @@
             var current = request
             while true {
                 let (data, response) = try await send(current)
-                guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current) else {
+                guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current)
+                else {
                     return (data, response)
                 }
                 try tracker.follow(to: next.url)

@@ -1,0 +1,199 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+@Suite("Pin hashes")
+struct CertificatePinningTests {
+    @Test("Our key hash equals openssl's x509 -pubkey | pkey -outform der | dgst -sha256")
+    func matchesOpenSSL() throws {
+        let pki = try TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        for path in [pki.leafPath, pki.caPath, pki.foreignPath] {
+            let ours = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(path)).base64EncodedString()
+            #expect(ours == (try pki.opensslKeyHash(of: path)))
+        }
+        let der = try #require(try CertificatePinning.certificatesDER(fromPEM: try pki.pem(pki.chainPath)).first)
+        #expect(
+            try CertificatePinning.publicKeyHash(ofCertificateDER: der)
+                == (try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.leafPath))))
+        #expect(try CertificatePinning.certificatesDER(fromPEM: try pki.pem(pki.chainPath)).count == 2)
+        #expect(CertificatePinning.pem(fromDER: [der]).hasPrefix("-----BEGIN CERTIFICATE-----\n"))
+    }
+
+    @Test("Garbage is a typed error, never a crash")
+    func garbage() {
+        #expect(throws: CertificatePinning.Failure.invalidPEM) {
+            try CertificatePinning.publicKeyHash(ofCertificatePEM: "nope")
+        }
+        #expect(throws: CertificatePinning.Failure.self) {
+            try CertificatePinning.publicKeyHash(ofCertificateDER: Data([0x30, 0x82, 0xFF, 0xFF, 0x01]))
+        }
+        #expect(throws: CertificatePinning.Failure.self) {
+            try CertificatePinning.publicKeyHash(ofCertificateDER: Data())
+        }
+    }
+}
+
+/// PinningTransport against nginx serving a certificate chain made by `TestPKI`. For every
+/// failure, nginx's access log proves that no request reached it.
+@Suite("PinningTransport against nginx with TLS", .serialized)
+struct PinningTransportTests {
+    struct Fixture {
+        let pki: TestPKI
+        let nginx: NginxServer
+
+        init() throws {
+            pki = try TestPKI.make()
+            nginx = try NginxServer(
+                files: ["pinned.json": Data(#"{"id":1,"property":"pinned"}"#.utf8)],
+                tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost")
+        }
+
+        func stop() {
+            nginx.stop()
+            try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent())
+        }
+
+        func keyHash(_ path: String) throws -> Data {
+            try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(path))
+        }
+
+        func der(_ path: String) throws -> Data {
+            try #require(try CertificatePinning.certificatesDER(fromPEM: try pki.pem(path)).first)
+        }
+
+        func get(_ transport: PinningTransport, host: String = "localhost") async throws -> Model {
+            let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+            return try await service.request(
+                to: Endpoint(path: "/pinned.json", method: .get),
+                via: DefaultAPIEnvironment(baseURL: URL(string: "https://\(host):\(nginx.port)")))
+        }
+
+        /// Expects the request to fail with `code`, and nginx to have logged no request.
+        func expectRejected(
+            _ transport: PinningTransport, host: String = "localhost", _ code: TransportError.Code
+        )
+            async
+        {
+            await #expect {
+                _ = try await get(transport, host: host)
+            } throws: { error in
+                (error as? NetworkError)?.kind == .transport(code)
+            }
+            #expect(nginx.accessLog.isEmpty, "no request byte reached nginx: \(nginx.accessLog)")
+        }
+    }
+
+    @Test("A matching key pin connects")
+    func matchingKeyPin() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": PublicKeyPinningEvaluator(
+                pinnedKeyHashes: [
+                    try fixture.keyHash(fixture.pki.foreignPath), try fixture.keyHash(fixture.pki.leafPath),
+                ],
+                performDefaultValidation: false)
+        ])
+        #expect(try await fixture.get(transport).property == "pinned")
+        #expect(fixture.nginx.accessLog.count == 1)
+    }
+
+    @Test("A foreign key pin aborts the handshake")
+    func foreignKeyPin() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": PublicKeyPinningEvaluator(
+                pinnedKeyHashes: [try fixture.keyHash(fixture.pki.foreignPath)], performDefaultValidation: false)
+        ])
+        await fixture.expectRejected(transport, .pinMismatch)
+    }
+
+    @Test("A matching certificate pin connects: the leaf, or the CA, as trust anchor")
+    func matchingCertificatePin() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        for pinned in [fixture.pki.leafPath, fixture.pki.caPath] {
+            let transport = PinningTransport(pinnedDomains: [
+                "localhost": CertificatePinningEvaluator(
+                    pinnedCertificates: [try fixture.der(pinned)], performDefaultValidation: false)
+            ])
+            #expect(try await fixture.get(transport).property == "pinned")
+        }
+        #expect(fixture.nginx.accessLog.count == 2)
+    }
+
+    @Test("A foreign certificate pin aborts the handshake")
+    func foreignCertificatePin() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": CertificatePinningEvaluator(
+                pinnedCertificates: [try fixture.der(fixture.pki.foreignPath)], performDefaultValidation: false)
+        ])
+        await fixture.expectRejected(transport, .tlsFailure)
+    }
+
+    @Test("A matching pin on an untrusted chain fails while default validation is on")
+    func matchingPinUntrustedChain() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        await fixture.expectRejected(
+            PinningTransport(pinnedDomains: [
+                "localhost": PublicKeyPinningEvaluator(pinnedKeyHashes: [try fixture.keyHash(fixture.pki.leafPath)])
+            ]), .tlsFailure)
+        await fixture.expectRejected(
+            PinningTransport(pinnedDomains: [
+                "localhost": CertificatePinningEvaluator(pinnedCertificates: [try fixture.der(fixture.pki.leafPath)])
+            ]), .tlsFailure)
+    }
+
+    @Test("An unpinned domain keeps default validation, so a private CA's certificate fails")
+    func unpinnedDomain() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": PublicKeyPinningEvaluator(
+                pinnedKeyHashes: [try fixture.keyHash(fixture.pki.leafPath)], performDefaultValidation: false)
+        ])
+        await fixture.expectRejected(transport, host: "127.0.0.1", .tlsFailure)
+    }
+}
+
+@Suite("README samples: pinning")
+struct PinningReadmeSampleTests {
+    @Test("The samples compile with our hash helper where the README uses CryptoKit")
+    func samples() throws {
+        let pki = try TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        let primaryKeyHash = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.leafPath))
+        let backupKeyHash = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.foreignPath))
+        let certDERData = try #require(try CertificatePinning.certificatesDER(fromPEM: try pki.pem(pki.leafPath)).first)
+
+        // Public-key pinning (recommended: survives certificate renewal)
+        let keyPinned = HTTPNetworkService(
+            transport: PinningTransport(
+                pinnedDomains: [
+                    "api.example.com": PublicKeyPinningEvaluator(
+                        pinnedKeyHashes: [primaryKeyHash, backupKeyHash]
+                    )
+                ]
+            )
+        )
+
+        // Certificate pinning (simpler, but breaks at every renewal)
+        let certificatePinned = HTTPNetworkService(
+            transport: PinningTransport(
+                pinnedDomains: [
+                    "api.example.com": CertificatePinningEvaluator(
+                        pinnedCertificates: [certDERData]
+                    )
+                ]
+            )
+        )
+        #expect((keyPinned.transport as? PinningTransport)?.pinnedDomains.keys.first == "api.example.com")
+        #expect((certificatePinned.transport as? PinningTransport)?.pinnedDomains.count == 1)
+    }
+}
