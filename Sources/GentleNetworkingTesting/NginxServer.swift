@@ -83,7 +83,7 @@ public final class NginxServer: Sendable {
             try contents.write(to: url)
         }
         let port = try POSIXSocket.freeLoopbackPort()
-        let listen = tls == nil ? "127.0.0.1:\(port)" : "127.0.0.1:\(port) ssl"
+        let listen = tls == nil ? "127.0.0.1:\(port)" : "127.0.0.1:\(port) ssl http2"
         let tlsConfig =
             tls.map {
                 """
@@ -107,6 +107,9 @@ public final class NginxServer: Sendable {
                 uwsgi_temp_path \(prefix.path)/uwsgi;
                 scgi_temp_path \(prefix.path)/scgi;
                 default_type application/json;
+                gzip on;
+                gzip_types application/json text/plain;
+                gzip_min_length 0;
                 keepalive_requests 100000;
                 server {
                     listen \(listen);
@@ -161,7 +164,8 @@ public final class NginxServer: Sendable {
         try contents.write(to: documentRoot.appendingPathComponent(path), options: .atomic)
     }
 
-    /// The access log, one line per request nginx answered (combined format).
+    /// The access log, one line per request nginx answered (combined format, which names the
+    /// protocol: `HTTP/1.1` or `HTTP/2.0`).
     public var accessLog: [String] {
         let url = prefix.appendingPathComponent("access.log")
         guard let handle = try? FileHandle(forReadingFrom: url) else { return [] }

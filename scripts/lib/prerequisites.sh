@@ -4,10 +4,14 @@
 
 # What the library needs at run time on Linux (the demo needs only this):
 #   libcurl4: FoundationNetworking (URLSession on Linux) is built on it.
-GENTLE_RUNTIME_PACKAGES=(libcurl4)
+#   libcurl4-openssl-dev, pkg-config: the CCurl system-library target that CurlTransport
+#   (the default transport on Linux) is built on.
+GENTLE_RUNTIME_PACKAGES=(libcurl4 libcurl4-openssl-dev pkg-config)
 # What the test suite needs on top:
-#   nginx-light: the integration tests serve real ETags (and later TLS) from nginx.
-GENTLE_TEST_PACKAGES=(nginx-light)
+#   nginx-light: the integration tests serve real ETags, TLS and HTTP/2 from nginx.
+#   openssl: the TLS tests generate their certificates.
+#   gzip, brotli, zstd: the decoding tests compress response bodies with the real tools.
+GENTLE_TEST_PACKAGES=(nginx-light openssl gzip brotli zstd)
 
 gentle_log() { printf '==> %s\n' "$*" >&2; }
 gentle_fail() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -39,7 +39,7 @@ struct CertificatePinningTests {
 /// failure, nginx's access log proves that no request reached it.
 @Suite("PinningTransport against nginx with TLS", .serialized)
 struct PinningTransportTests {
-    struct Fixture {
+    struct Fixture: Sendable {
         let pki: TestPKI
         let nginx: NginxServer
 
@@ -197,3 +197,34 @@ struct PinningReadmeSampleTests {
         #expect((certificatePinned.transport as? PinningTransport)?.pinnedDomains.count == 1)
     }
 }
+
+#if canImport(CCurl)
+    @Suite("CurlTransport protocol features against nginx")
+    struct CurlProtocolTests {
+        @Test("HTTP/2 is negotiated over TLS (ALPN), multiplexed, and gzip bodies are decoded")
+        func http2AndGzip() async throws {
+            let fixture = try PinningTransportTests.Fixture()
+            defer { fixture.stop() }
+            let body = String(repeating: #"{"id":1,"property":"compressible"}"#, count: 1)
+            try fixture.nginx.write(Data(body.utf8), to: "pinned.json")
+            let transport = PinningTransport(pinnedDomains: [
+                "localhost": PublicKeyPinningEvaluator(
+                    pinnedKeyHashes: [try fixture.keyHash(fixture.pki.leafPath)], performDefaultValidation: false)
+            ])
+            let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+            let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://localhost:\(fixture.nginx.port)"))
+            let models = try await withThrowingTaskGroup(of: Model.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await service.request(to: Endpoint(path: "/pinned.json", method: .get), via: environment)
+                    }
+                }
+                return try await group.reduce(into: [Model]()) { $0.append($1) }
+            }
+            #expect(models.count == 8 && models.allSatisfy { $0.property == "compressible" })
+            let log = fixture.nginx.accessLog
+            #expect(log.count == 8)
+            #expect(log.allSatisfy { $0.contains("HTTP/2.0\"") }, "nginx saw HTTP/2: \(log)")
+        }
+    }
+#endif
