@@ -36,6 +36,7 @@ public final class LoopbackServer: Sendable {
         var connections: [Int: Int32] = [:]
         var acceptedConnections = 0
         var clientHangUps = 0
+        var completedResponses = 0
         var stopped = false
     }
 
@@ -128,6 +129,9 @@ public final class LoopbackServer: Sendable {
     /// How many times a client closed its connection while a response was held back by a
     /// delay: what a cancelled request looks like from the server.
     public var clientHangUpCount: Int { state.current.clientHangUps }
+
+    /// How many responses were written completely (the last byte handed to the socket).
+    public var completedResponseCount: Int { state.current.completedResponses }
 
     /// Forgets the recorded requests.
     public func clearRecordedRequests() {
@@ -257,6 +261,7 @@ public final class LoopbackServer: Sendable {
                 || (head.version == "HTTP/1.0" && head.header("Connection")?.lowercased() != "keep-alive")
             let keepOpen = write(
                 response, to: descriptor, for: request, closing: clientWantsClose || response.closeConnection)
+            if keepOpen { state.withLock { $0.completedResponses += 1 } }
             if !keepOpen || clientWantsClose || response.closeConnection { return }
         }
     }

@@ -119,3 +119,130 @@
         }
     }
 #endif
+
+#if canImport(CCurl)
+    final class ProgressLog: Sendable {
+        private let values = Locked<[TransferProgress]>([])
+        func record(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
+        var all: [TransferProgress] { values.current }
+    }
+
+    @Suite("CurlTransport transfers: download, upload, stream")
+    struct CurlTransferTests {
+        @Test("download(for:to:) writes the body to a file, reports progress to 100%, and leaves no partial file")
+        func download() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let payload = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            server.route("GET", "/big") { _ in
+                LoopbackResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: payload)
+            }
+            server.route("GET", "/moved") { _ in .redirect(to: "/big") }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let destination = directory.appendingPathComponent("big.bin")
+            let log = ProgressLog()
+            let response = try await CurlTransport().download(
+                for: URLRequest(url: server.url("/moved")), to: destination, progress: { log.record($0) })
+            #expect(response.statusCode == 200)
+            #expect(try Data(contentsOf: destination) == payload)
+            #expect(log.all.last?.bytesReceived == Int64(payload.count))
+            #expect(log.all.last?.fractionReceived == 1)
+            #expect(log.all.count > 1)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["big.bin"])
+        }
+
+        @Test("A failed download leaves no file behind")
+        func failedDownload() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/cut") { _ in
+                LoopbackResponse.text(String(repeating: "x", count: 100_000)).with { $0.closeMidBody = true }
+            }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            await #expect {
+                _ = try await CurlTransport().download(
+                    for: URLRequest(url: server.url("/cut")), to: directory.appendingPathComponent("f"))
+            } throws: { error in
+                (error as? TransportError)?.code == .truncatedBody
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+
+        @Test("upload(for:fromFile:) streams the file as the body and reports progress to 100%")
+        func upload() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route(nil, "/up") { request in
+                .text(
+                    "\(request.method) \(request.body.count) \(SHA256Digest.hash(request.body).base64EncodedString())")
+            }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("upload.bin")
+            let payload = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try payload.write(to: file)
+            for method in ["POST", "PUT"] {
+                var request = URLRequest(url: server.url("/up"))
+                request.httpMethod = method
+                request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+                let log = ProgressLog()
+                let (body, _) = try await CurlTransport().upload(
+                    for: request, fromFile: file, progress: { log.record($0) })
+                #expect(
+                    String(decoding: body, as: UTF8.self)
+                        == "\(method) \(payload.count) \(SHA256Digest.hash(payload).base64EncodedString())")
+                #expect(log.all.last?.bytesSent == Int64(payload.count))
+                #expect(log.all.last?.fractionSent == 1)
+            }
+            #expect(
+                server.requests(path: "/up").map { $0.header("Content-Length") } == [
+                    "\(payload.count)", "\(payload.count)",
+                ])
+        }
+
+        @Test("stream(for:) delivers the head first, then chunks, and pauses the socket while the consumer is behind")
+        func streamWithBackpressure() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let size = 48 << 20
+            server.route("GET", "/firehose") { _ in
+                LoopbackResponse(
+                    status: 200, headers: [("X-Kind", "firehose")], body: Data(repeating: 0x5A, count: size))
+            }
+            let (response, stream) = try await CurlTransport().stream(
+                for: URLRequest(url: server.url("/firehose")), bufferSize: 256 * 1024)
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "X-Kind") == "firehose")
+            var iterator = stream.makeAsyncIterator()
+            var received = try #require(try await iterator.next()).count
+            try await Task.sleep(nanoseconds: 700_000_000)
+            #expect(server.completedResponseCount == 0, "the server is held back while the consumer sleeps")
+            while let chunk = try await iterator.next() { received += chunk.count }
+            #expect(received == size)
+            try await Task.sleep(nanoseconds: 50_000_000)
+            #expect(server.completedResponseCount == 1)
+        }
+
+        @Test("Cancelling a stream ends it with CancellationError")
+        func cancelStream() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/endless") { _ in LoopbackResponse.text("start").with { $0.delayMidBody = 30 } }
+            let (_, stream) = try await CurlTransport().stream(for: URLRequest(url: server.url("/endless")))
+            let consumer = Task {
+                var total = 0
+                for try await chunk in stream { total += chunk.count }
+                return total
+            }
+            try await Task.sleep(nanoseconds: 200_000_000)
+            let started = Date()
+            consumer.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await consumer.value }
+            #expect(Date().timeIntervalSince(started) < 2)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(server.clientHangUpCount == 1, "the transfer was abandoned on the wire")
+        }
+    }
+#endif

@@ -15,6 +15,31 @@
         private var headerList: UnsafeMutablePointer<curl_slist>?
         private var head = ResponseHead()
         private var body = Data()
+        private let sink: Sink
+        private let source: Source
+        private let progress: (@Sendable (TransferProgress) -> Void)?
+        private var lastProgress: TransferProgress?
+        private var headDelivered = false
+        private var sinkFailure: (any Error)?
+
+        /// Where the response body goes.
+        enum Sink {
+            /// Collected in memory and returned.
+            case memory
+            /// Written to an open file descriptor as it arrives (constant memory); the request
+            /// closes it in `cleanup`.
+            case file(Int32)
+            /// Handed to a stream consumer, with backpressure; the caller resumes at the head.
+            case stream(CurlStreamBuffer)
+        }
+
+        /// Where the request body comes from.
+        enum Source {
+            /// `request.httpBody`, if any.
+            case request
+            /// Read from an open file descriptor, of a known size; the request closes it in `cleanup`.
+            case file(Int32, size: Int64)
+        }
         private let completion = Locked<CheckedContinuation<(Data, HTTPURLResponse), any Error>?>(nil)
         private let cancelled = Locked(false)
 
@@ -25,7 +50,10 @@
         }
 
         /// Creates and configures the easy handle for `request`.
-        init(request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
+        init(
+            request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?,
+            sink: Sink = .memory, source: Source = .request, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        ) throws {
             guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
             else {
                 throw TransportError(.badResponse, url: request.url, message: "Only http and https URLs can be sent.")
@@ -35,6 +63,9 @@
             }
             self.handle = handle
             self.request = request
+            self.sink = sink
+            self.source = source
+            self.progress = progress
             do {
                 try configure(url: url, configuration: configuration, trust: trust)
             } catch {
@@ -72,30 +103,53 @@
             )
 
             let method = (request.httpMethod ?? "GET").uppercased()
-            let body = request.httpBody
-            switch method {
-            case "GET" where body == nil:
-                try check(gn_easy_setopt_long(handle, CURLOPT_HTTPGET, 1), "GET")
-            case "HEAD":
-                try check(gn_easy_setopt_long(handle, CURLOPT_NOBODY, 1), "HEAD")
-            default:
-                if method != "POST" {
+            switch source {
+            case .file(_, let size):
+                if method == "POST" {
+                    try check(gn_easy_setopt_long(handle, CURLOPT_POST, 1), "POST")
+                    try check(gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size)), "body size")
+                } else {
+                    try check(gn_easy_setopt_long(handle, CURLOPT_UPLOAD, 1), "UPLOAD")
+                    try check(gn_easy_setopt_offset(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size)), "body size")
                     try check(gn_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method), "the method")
                 }
-            }
-            if method != "HEAD", let body = body ?? (method == "POST" ? Data() : nil) {
+                try check(gn_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlReadCallback), "READFUNCTION")
                 try check(
-                    gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
-                try body.withUnsafeBytes { raw in
-                    if let base = raw.baseAddress, !raw.isEmpty {
-                        try check(
-                            gn_easy_setopt_pointer(
-                                handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base)),
-                            "the body")
-                    } else {
-                        try check(gn_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, ""), "the empty body")
+                    gn_easy_setopt_pointer(handle, CURLOPT_READDATA, Unmanaged.passUnretained(self).toOpaque()),
+                    "READDATA")
+            case .request:
+                let body = request.httpBody
+                switch method {
+                case "GET" where body == nil:
+                    try check(gn_easy_setopt_long(handle, CURLOPT_HTTPGET, 1), "GET")
+                case "HEAD":
+                    try check(gn_easy_setopt_long(handle, CURLOPT_NOBODY, 1), "HEAD")
+                default:
+                    if method != "POST" {
+                        try check(gn_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method), "the method")
                     }
                 }
+                if method != "HEAD", let body = body ?? (method == "POST" ? Data() : nil) {
+                    try check(
+                        gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
+                    try body.withUnsafeBytes { raw in
+                        if let base = raw.baseAddress, !raw.isEmpty {
+                            try check(
+                                gn_easy_setopt_pointer(
+                                    handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base)),
+                                "the body")
+                        } else {
+                            try check(gn_easy_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, ""), "the empty body")
+                        }
+                    }
+                }
+            }
+            if progress != nil {
+                try check(gn_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "NOPROGRESS")
+                try check(gn_easy_setopt_progress_callback(handle, curlProgressCallback), "XFERINFOFUNCTION")
+                try check(
+                    gn_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque()),
+                    "XFERINFODATA")
             }
 
             var headers: [String] = []
@@ -158,8 +212,29 @@
 
         // MARK: Callbacks (event-loop thread)
 
-        func receiveBody(_ bytes: UnsafeRawBufferPointer) {
-            body.append(contentsOf: bytes)
+        /// Takes body bytes; returns how many were taken, or `CURL_WRITEFUNC_PAUSE`.
+        func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+            switch sink {
+            case .memory:
+                body.append(contentsOf: bytes)
+            case .file(let descriptor):
+                guard let base = bytes.baseAddress else { return bytes.count }
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(descriptor, base + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        sinkFailure = TransportError(
+                            .other, url: request.url, message: "Writing the download failed: errno \(errno).")
+                        return 0
+                    }
+                    offset += written
+                }
+            case .stream(let buffer):
+                if !deliverHead() { return 0 }
+                if !buffer.offer(Data(bytes)) { return Int(CURL_WRITEFUNC_PAUSE) }
+            }
+            return bytes.count
         }
 
         func receiveHeaderLine(_ line: String) {
@@ -174,15 +249,42 @@
                 let name = String(trimmed[..<colon])
                 let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 head.headers.append((name, value))
+            } else if trimmed.isEmpty, head.statusCode >= 200, case .stream = sink {
+                _ = deliverHead()
             }
         }
 
-        /// Called on the event-loop thread when libcurl is done with the transfer.
-        func finish(_ code: CURLcode) {
-            guard code == CURLE_OK else {
-                resume(.failure(CurlTransport.error(for: code, url: request.url, handle: handle)))
-                return
+        /// For streams: resumes the caller with the response head, once.
+        private func deliverHead() -> Bool {
+            if headDelivered { return true }
+            headDelivered = true
+            guard let response = makeResponse() else {
+                resume(
+                    .failure(
+                        TransportError(.badResponse, url: request.url, message: "The server sent no valid status line.")
+                    ))
+                return false
             }
+            resume(.success((Data(), response)))
+            return true
+        }
+
+        func reportProgress(_ current: TransferProgress) {
+            guard current != lastProgress else { return }
+            lastProgress = current
+            progress?(current)
+        }
+
+        func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
+            guard case .file(let descriptor, _) = source else { return 0 }
+            while true {
+                let count = read(descriptor, buffer, capacity)
+                if count < 0 && errno == EINTR { continue }
+                return count < 0 ? Int(CURL_READFUNC_ABORT) : count
+            }
+        }
+
+        private func makeResponse() -> HTTPURLResponse? {
             var fields: [String: String] = [:]
             for (name, value) in head.headers {
                 if let existing = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
@@ -191,11 +293,35 @@
                     fields[name] = value
                 }
             }
-            guard let url = request.url,
-                let response = HTTPURLResponse(
-                    url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: fields),
-                (100...999).contains(head.statusCode)
-            else {
+            guard let url = request.url, (100...999).contains(head.statusCode) else { return nil }
+            return HTTPURLResponse(
+                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: fields)
+        }
+
+        /// Called on the event-loop thread when libcurl is done with the transfer.
+        func finish(_ code: CURLcode) {
+            let failure: (any Error)? =
+                code == CURLE_OK ? nil : sinkFailure ?? CurlTransport.error(for: code, url: request.url, handle: handle)
+            if case .stream(let buffer) = sink {
+                if let failure { resume(.failure(failure)) } else { _ = deliverHead() }
+                buffer.finish(failure)
+                return
+            }
+            if let failure {
+                resume(.failure(failure))
+                return
+            }
+            if let last = lastProgress {
+                // Make the final callback report completion, whatever libcurl's last tick saw.
+                let received = last.expectedBytesToReceive ?? last.bytesReceived
+                let sent = last.expectedBytesToSend ?? last.bytesSent
+                reportProgress(
+                    TransferProgress(
+                        bytesReceived: max(last.bytesReceived, received),
+                        expectedBytesToReceive: last.expectedBytesToReceive,
+                        bytesSent: max(last.bytesSent, sent), expectedBytesToSend: last.expectedBytesToSend))
+            }
+            guard let response = makeResponse() else {
                 resume(
                     .failure(
                         TransportError(.badResponse, url: request.url, message: "The server sent no valid status line.")
@@ -205,9 +331,19 @@
             resume(.success((body, response)))
         }
 
+        /// Fails the request (and its stream, if any) without libcurl: the loop is shutting down.
+        func abandon(_ error: any Error) {
+            resume(.failure(error))
+            if case .stream(let buffer) = sink { buffer.finish(error) }
+        }
+
         /// Frees the handle and header list. Call once, after libcurl is done with the handle.
         func cleanup() {
             curl_easy_cleanup(handle)
+            // The request owns its file descriptors, so they are closed only once libcurl can no
+            // longer call back into them.
+            if case .file(let descriptor) = sink { close(descriptor) }
+            if case .file(let descriptor, _) = source { close(descriptor) }
             if let headerList { curl_slist_free_all(headerList) }
             headerList = nil
         }
@@ -218,8 +354,27 @@
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
         let length = size * count
         if request.isCancelled { return 0 }  // aborts the transfer
-        request.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
-        return length
+        return request.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    private let curlReadCallback: gn_data_callback = { buffer, size, count, userdata in
+        guard let userdata, let buffer else { return Int(CURL_READFUNC_ABORT) }
+        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        if request.isCancelled { return Int(CURL_READFUNC_ABORT) }
+        return request.readBody(into: buffer, capacity: size * count)
+    }
+
+    private let curlProgressCallback: gn_progress_callback = {
+        userdata, downloadTotal, downloaded, uploadTotal, uploaded in
+        guard let userdata else { return 0 }
+        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        if request.isCancelled { return 1 }
+        request.reportProgress(
+            TransferProgress(
+                bytesReceived: Int64(downloaded),
+                expectedBytesToReceive: downloadTotal > 0 ? Int64(downloadTotal) : nil,
+                bytesSent: Int64(uploaded), expectedBytesToSend: uploadTotal > 0 ? Int64(uploadTotal) : nil))
+        return 0
     }
 
     private let curlHeaderCallback: gn_data_callback = { buffer, size, count, userdata in

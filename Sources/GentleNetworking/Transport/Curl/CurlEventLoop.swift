@@ -13,6 +13,7 @@
         private struct Inbox {
             var additions: [CurlEasyRequest] = []
             var cancellations: [ObjectIdentifier] = []
+            var resumptions: [ObjectIdentifier] = []
             var stopping = false
         }
 
@@ -54,6 +55,12 @@
             curl_multi_wakeup(multi)
         }
 
+        /// Asks the loop to resume a transfer paused by backpressure.
+        func resumeTransfer(_ request: CurlEasyRequest) {
+            inbox.withLock { $0.resumptions.append(ObjectIdentifier(request)) }
+            curl_multi_wakeup(multi)
+        }
+
         /// Stops the loop, failing anything still running, and waits for the thread.
         func shutdown() {
             let alreadyStopping = inbox.withLock { inbox -> Bool in
@@ -68,12 +75,13 @@
 
         private func run() {
             while true {
-                let (additions, cancellations, stopping) = inbox.withLock { inbox in
+                let (additions, cancellations, resumptions, stopping) = inbox.withLock { inbox in
                     defer {
                         inbox.additions.removeAll()
                         inbox.cancellations.removeAll()
+                        inbox.resumptions.removeAll()
                     }
-                    return (inbox.additions, inbox.cancellations, inbox.stopping)
+                    return (inbox.additions, inbox.cancellations, inbox.resumptions, inbox.stopping)
                 }
                 for request in additions {
                     if request.isCancelled || cancellations.contains(ObjectIdentifier(request)) {
@@ -83,6 +91,9 @@
                     curl_multi_add_handle(multi, request.handle)
                     running[ObjectIdentifier(request)] = request
                 }
+                for id in resumptions {
+                    if let request = running[id] { curl_easy_pause(request.handle, CURLPAUSE_CONT) }
+                }
                 for id in cancellations {
                     guard let request = running.removeValue(forKey: id) else { continue }
                     curl_multi_remove_handle(multi, request.handle)
@@ -91,11 +102,9 @@
                 if stopping {
                     for request in running.values {
                         curl_multi_remove_handle(multi, request.handle)
-                        request.resume(
-                            .failure(
-                                TransportError(
-                                    .connectionLost, url: request.request.url, message: "The transport was shut down."))
-                        )
+                        request.abandon(
+                            TransportError(
+                                .connectionLost, url: request.request.url, message: "The transport was shut down."))
                         request.cleanup()
                     }
                     running.removeAll()

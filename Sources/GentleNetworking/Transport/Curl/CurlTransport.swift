@@ -86,6 +86,123 @@
         ///
         /// - Throws: `CancellationError` when cancelled; ``TransportError`` otherwise.
         public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            try await data(for: request, progress: nil)
+        }
+
+        /// Sends `request`, following redirects, reporting progress.
+        ///
+        /// - Parameter progress: Called on the event-loop thread as bytes move (keep it fast);
+        ///   the last call reports completion.
+        public func data(
+            for request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
+        ) async throws -> (
+            Data, HTTPURLResponse
+        ) {
+            try await followingRedirects(request) { current in
+                try await self.send(current, sink: { .memory }, source: { .request }, progress: progress)
+            }
+        }
+
+        /// Downloads the response body of `request` into the file at `destination`, with constant
+        /// memory: bytes go from the socket to the file as they arrive.
+        ///
+        /// The file is written next to `destination` and moved into place when the transfer
+        /// completes, so a failed download never leaves a partial file there. The body of any
+        /// final status is written (check the returned response's status).
+        ///
+        /// - Parameters:
+        ///   - destination: A file URL; an existing file is replaced.
+        ///   - progress: Called as bytes arrive; `nil` by default.
+        /// - Returns: The final response.
+        public func download(
+            for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        ) async throws -> HTTPURLResponse {
+            let partial = destination.path + ".gentle-partial-\(UUID().uuidString)"
+            defer { unlink(partial) }
+            let (_, response) = try await followingRedirects(request) { current in
+                let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else {
+                    throw TransportError(.other, url: request.url, message: "Cannot create \(partial): errno \(errno).")
+                }
+                return try await self.send(
+                    current, sink: { .file(descriptor) }, source: { .request }, progress: progress)
+            }
+            guard rename(partial, destination.path) == 0 else {
+                throw TransportError(
+                    .other, url: request.url,
+                    message: "Cannot move the download to \(destination.path): errno \(errno).")
+            }
+            return response
+        }
+
+        /// Sends the contents of `file` as the body of `request` (POST, PUT, PATCH, …), reading it
+        /// as the upload proceeds rather than loading it into memory.
+        ///
+        /// - Parameters:
+        ///   - file: A file URL.
+        ///   - progress: Called as bytes are sent and received; `nil` by default.
+        /// - Returns: The response body and response.
+        public func upload(
+            for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        ) async throws -> (Data, HTTPURLResponse) {
+            try await followingRedirects(request) { current in
+                let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    throw TransportError(.other, url: request.url, message: "Cannot open \(file.path): errno \(errno).")
+                }
+                var info = stat()
+                guard fstat(descriptor, &info) == 0 else {
+                    close(descriptor)
+                    throw TransportError(.other, url: request.url, message: "Cannot stat \(file.path): errno \(errno).")
+                }
+                let method = (current.httpMethod ?? "GET").uppercased()
+                var upload = current
+                if method == "GET" || method == "HEAD" { upload.httpMethod = "POST" }
+                return try await self.send(
+                    upload, sink: { .memory }, source: { .file(descriptor, size: Int64(info.st_size)) },
+                    progress: progress)
+            }
+        }
+
+        /// Starts `request` and returns as soon as the response head arrives, with the body as an
+        /// ``CurlByteStream`` of chunks. libcurl pauses the socket while the consumer is more than
+        /// `bufferSize` bytes behind (backpressure). Redirects are followed.
+        ///
+        /// - Parameter bufferSize: The most bytes buffered before pausing; 1 MiB by default.
+        public func stream(
+            for request: URLRequest, bufferSize: Int = 1 << 20
+        ) async throws -> (
+            HTTPURLResponse, CurlByteStream
+        ) {
+            var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
+            var current = request
+            while true {
+                let buffer = CurlStreamBuffer(highWater: bufferSize)
+                let trust = current.url?.host.flatMap { trustByHost[$0.lowercased()] }
+                let easy = try CurlEasyRequest(
+                    request: current, configuration: configuration, trust: trust, sink: .stream(buffer))
+                buffer.requestResume.withLock { [loop] in $0 = { loop.resumeTransfer(easy) } }
+                let (_, response) = try await run(easy)
+                // The stream keeps this transport (and so its event loop) alive until it is done.
+                let stream = CurlByteStream(buffer: buffer) { [self] in
+                    easy.cancel()
+                    buffer.finish(CancellationError())
+                    loop.cancel(easy)
+                }
+                guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current)
+                else {
+                    return (response, stream)
+                }
+                stream.cancelTransfer()
+                try tracker.follow(to: next.url)
+                current = next
+            }
+        }
+
+        /// Runs `send` for `request` and for each redirect it leads to.
+        private func followingRedirects(
+            _ request: URLRequest, _ send: (URLRequest) async throws -> (Data, HTTPURLResponse)
+        ) async throws -> (Data, HTTPURLResponse) {
             var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
             var current = request
             while true {
@@ -100,11 +217,21 @@
         }
 
         /// Sends one request, without following redirects.
-        private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        private func send(
+            _ request: URLRequest, sink: () -> CurlEasyRequest.Sink, source: () -> CurlEasyRequest.Source,
+            progress: (@Sendable (TransferProgress) -> Void)?
+        ) async throws -> (Data, HTTPURLResponse) {
             try Task.checkCancellation()
             let trust = request.url?.host.flatMap { trustByHost[$0.lowercased()] }
-            let easy = try CurlEasyRequest(request: request, configuration: configuration, trust: trust)
-            return try await withTaskCancellationHandler {
+            let easy = try CurlEasyRequest(
+                request: request, configuration: configuration, trust: trust, sink: sink(), source: source(),
+                progress: progress)
+            return try await run(easy)
+        }
+
+        /// Hands `easy` to the event loop and waits for its result (or, for streams, its head).
+        private func run(_ easy: CurlEasyRequest) async throws -> (Data, HTTPURLResponse) {
+            try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     easy.setContinuation(continuation)
                     if Task.isCancelled {
@@ -114,7 +241,7 @@
                     }
                     loop.submit(easy)
                 }
-            } onCancel: {
+            } onCancel: { [loop] in
                 easy.cancel()
                 loop.cancel(easy)
             }

@@ -1,0 +1,127 @@
+#if canImport(CCurl)
+    import Foundation
+
+    /// The bounded buffer between libcurl's write callback (producer, event-loop thread) and a
+    /// ``CurlByteStream`` consumer: when it holds `highWater` bytes the transfer is paused, and it
+    /// resumes once the consumer has drained it below `lowWater`.
+    final class CurlStreamBuffer: Sendable {
+        private struct State {
+            var chunks: [Data] = []
+            var buffered = 0
+            var paused = false
+            var finished = false
+            var failure: (any Error)?
+            var waiter: CheckedContinuation<Data?, any Error>?
+        }
+
+        let highWater: Int
+        let lowWater: Int
+        private let state = Locked(State())
+        /// Asks the event loop to resume the paused transfer; set by the transport.
+        let requestResume: Locked<(@Sendable () -> Void)?> = Locked(nil)
+
+        init(highWater: Int = 1 << 20) {
+            self.highWater = max(1, highWater)
+            self.lowWater = max(1, highWater / 4)
+        }
+
+        /// Offers a chunk from libcurl; `false` means "pause the transfer" (the chunk was not taken).
+        func offer(_ chunk: Data) -> Bool {
+            let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Data?, any Error>?) in
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return (true, waiter)
+                }
+                if state.buffered >= highWater {
+                    state.paused = true
+                    return (false, nil)
+                }
+                state.chunks.append(chunk)
+                state.buffered += chunk.count
+                return (true, nil)
+            }
+            waiter?.resume(returning: chunk)
+            return accepted
+        }
+
+        /// Ends the stream, with an error or without.
+        func finish(_ failure: (any Error)?) {
+            let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+                state.finished = true
+                state.failure = failure
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            if let failure {
+                waiter?.resume(throwing: failure)
+            } else {
+                waiter?.resume(returning: nil)
+            }
+        }
+
+        /// The next chunk, or `nil` at the end.
+        func next() async throws -> Data? {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                let (immediate, resume) = state.withLock { state -> (Result<Data?, any Error>?, Bool) in
+                    if !state.chunks.isEmpty {
+                        let chunk = state.chunks.removeFirst()
+                        state.buffered -= chunk.count
+                        let resume = state.paused && state.buffered <= lowWater
+                        if resume { state.paused = false }
+                        return (.success(chunk), resume)
+                    }
+                    if state.finished {
+                        return (state.failure.map { .failure($0) } ?? .success(nil), false)
+                    }
+                    let resume = state.paused
+                    state.paused = false
+                    state.waiter = continuation
+                    return (nil, resume)
+                }
+                if resume { requestResume.current?() }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        }
+    }
+
+    /// A response body as it arrives, in chunks, with backpressure: libcurl stops reading from the
+    /// socket while the consumer falls behind.
+    ///
+    /// Iterate it once. Cancelling the iterating task, or dropping the stream, abandons the
+    /// transfer.
+    public struct CurlByteStream: AsyncSequence, Sendable {
+        /// A chunk of the body.
+        public typealias Element = Data
+
+        let buffer: CurlStreamBuffer
+        let cancel: @Sendable () -> Void
+
+        /// The iterator.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let buffer: CurlStreamBuffer
+            let cancel: @Sendable () -> Void
+
+            /// The next chunk, or `nil` when the body is complete.
+            ///
+            /// - Throws: ``TransportError`` when the transfer fails mid-body; `CancellationError`
+            ///   when the task is cancelled.
+            public mutating func next() async throws -> Data? {
+                try await withTaskCancellationHandler {
+                    try await buffer.next()
+                } onCancel: { [cancel] in
+                    cancel()
+                }
+            }
+        }
+
+        /// Starts iterating.
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(buffer: buffer, cancel: cancel)
+        }
+
+        /// Abandons the transfer; the iterator then ends with `CancellationError`.
+        public func cancelTransfer() {
+            cancel()
+        }
+    }
+#endif
