@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "GentleNetworking", targets: ["GentleNetworking"]),
         .library(name: "GentleNetworkingTesting", targets: ["GentleNetworkingTesting"]),
         .executable(name: "gentle-demo", targets: ["gentle-demo"]),
+        .executable(name: "gentle-bench", targets: ["gentle-bench"]),
     ],
     targets: [
         // libcurl, for CurlTransport on Linux (Debian: libcurl4-openssl-dev).
@@ -31,6 +32,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "gentle-demo",
+            dependencies: ["GentleNetworking", "GentleNetworkingTesting"]
+        ),
+        .executableTarget(
+            name: "gentle-bench",
             dependencies: ["GentleNetworking", "GentleNetworkingTesting"]
         ),
         .testTarget(

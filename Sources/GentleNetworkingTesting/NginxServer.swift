@@ -64,9 +64,10 @@ public final class NginxServer: Sendable {
     ///   - files: Files to place in the document root before starting.
     ///   - tls: Serve HTTPS with these files; plain HTTP when `nil` (the default).
     ///   - serverName: The `server_name`, and the host in ``baseURL`` (`127.0.0.1` by default).
+    ///   - gzip: Compress JSON and text responses (nginx then weakens their ETags); `false` by default.
     ///   - extraServerConfig: Extra directives inside the `server` block.
     public init(
-        files: [String: Data] = [:], tls: TLS? = nil, serverName: String = "127.0.0.1",
+        files: [String: Data] = [:], tls: TLS? = nil, serverName: String = "127.0.0.1", gzip: Bool = false,
         extraServerConfig: String = ""
     ) throws {
         let candidates = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx", "/opt/homebrew/bin/nginx"]
@@ -107,7 +108,7 @@ public final class NginxServer: Sendable {
                 uwsgi_temp_path \(prefix.path)/uwsgi;
                 scgi_temp_path \(prefix.path)/scgi;
                 default_type application/json;
-                gzip on;
+                gzip \(gzip ? "on" : "off");
                 gzip_types application/json text/plain;
                 gzip_min_length 0;
                 keepalive_requests 100000;

@@ -85,7 +85,7 @@ struct RetryTransportTests {
         let cancelledAt = Date()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(Date().timeIntervalSince(cancelledAt) < 2)
+        #expect(Date().timeIntervalSince(cancelledAt) < 10, "far below the 30-60 s backoff")
         #expect(inner.sent.count == 1)
     }
 }

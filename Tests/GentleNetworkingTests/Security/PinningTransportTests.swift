@@ -201,7 +201,7 @@ struct PinningReadmeSampleTests {
 #if canImport(CCurl)
     @Suite("CurlTransport protocol features against nginx")
     struct CurlProtocolTests {
-        @Test("HTTP/2 is negotiated over TLS (ALPN), multiplexed, and gzip bodies are decoded")
+        @Test("HTTP/2 is negotiated over TLS (ALPN) and multiplexed")
         func http2AndGzip() async throws {
             let fixture = try PinningTransportTests.Fixture()
             defer { fixture.stop() }

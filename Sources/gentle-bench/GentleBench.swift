@@ -1,0 +1,217 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `swift run -c release gentle-bench [--seconds N]`
+///
+/// Starts nginx on loopback and measures, in one run and side by side:
+/// - `HTTPNetworkService.request` decoding a 25-byte JSON model, at 1 and 16 requests in
+///   flight, over CurlTransport, over URLSessionTransport, and raw URLSession + JSONDecoder;
+/// - the curl CLI (`-Z --parallel-max 16`) on the same URL, as the libcurl ceiling;
+/// - the peak RSS of a 1 GiB download to a file (in a child process, so nothing else counts);
+/// - the time the stack Reauth(Retry(ETag(canned))) adds per request over canned alone.
+/// It prints requests per second, the ratios, and each target as met or missed.
+@main
+struct GentleBench {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            if arguments.first == "--download-child", arguments.count == 3, let url = URL(string: arguments[1]) {
+                try await downloadChild(url: url, destination: URL(fileURLWithPath: arguments[2]))
+                return
+            }
+            var seconds = 3.0
+            if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count,
+                let value = Double(arguments[index + 1])
+            {
+                seconds = value
+            }
+            try await run(seconds: seconds)
+        } catch {
+            FileHandle.standardError.write(Data("gentle-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run(seconds: Double) async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("gentle-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let model = Data(#"{"id":1,"property":"abc"}"#.utf8)
+        let nginx = try NginxServer(files: ["model.json": model])
+        defer { nginx.stop() }
+        let url = nginx.url("/model.json")
+        print("gentle-bench: nginx on \(nginx.baseURL), \(model.count)-byte JSON, \(seconds) s per measurement")
+        print(
+            "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+        )
+
+        let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
+        let endpoint = Endpoint(path: "/model.json", method: .get)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 16
+        configuration.urlCache = nil
+        let session = URLSession(configuration: configuration)
+
+        var transports: [(String, any HTTPTransportProtocol)] = []
+        #if canImport(CCurl)
+            transports.append(("CurlTransport", try CurlTransport()))
+        #endif
+        transports.append(("URLSessionTransport", URLSessionTransport(session: session)))
+
+        var results: [String: [Int: Double]] = [:]
+        for concurrency in [1, 16] {
+            for (name, transport) in transports {
+                let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+                results[name, default: [:]][concurrency] = try await throughput(
+                    concurrency: concurrency, seconds: seconds
+                ) {
+                    let _: BenchModel = try await service.request(to: endpoint, via: environment)
+                }
+            }
+            results["raw URLSession + JSONDecoder", default: [:]][concurrency] = try await throughput(
+                concurrency: concurrency, seconds: seconds
+            ) {
+                _ = try await rawURLSessionFetch(session, url)
+            }
+        }
+        let curlCount16 = Int(max(2000, (results["CurlTransport"]?[16] ?? 5000) * seconds))
+        let curlCount1 = Int(max(1000, (results["CurlTransport"]?[1] ?? 2000) * seconds))
+        results["curl CLI (libcurl ceiling)", default: [:]][1] = try curlCLI(
+            url: url, count: curlCount1, parallel: 1, workDirectory: work)
+        results["curl CLI (libcurl ceiling)", default: [:]][16] = try curlCLI(
+            url: url, count: curlCount16, parallel: 16, workDirectory: work)
+
+        print("")
+        print("Throughput, HTTPNetworkService.request decoding the model (requests/s):")
+        print(pad("client", 32) + pad("1 in flight", 14) + "16 in flight")
+        for name in [
+            "CurlTransport", "URLSessionTransport", "raw URLSession + JSONDecoder", "curl CLI (libcurl ceiling)",
+        ] {
+            guard let row = results[name] else { continue }
+            print(pad(name, 32) + pad(format(row[1]), 14) + format(row[16]))
+        }
+
+        let defaultName = DefaultTransport.make() is URLSessionTransport ? "URLSessionTransport" : "CurlTransport"
+        let raw16 = results["raw URLSession + JSONDecoder"]?[16] ?? .nan
+        let default16 = results[defaultName]?[16] ?? .nan
+        let cli16 = results["curl CLI (libcurl ceiling)"]?[16] ?? .nan
+        let raw1 = results["raw URLSession + JSONDecoder"]?[1] ?? .nan
+        let default1 = results[defaultName]?[1] ?? .nan
+        print("")
+        print("Ratios (default transport on this platform: \(defaultName)):")
+        print("  default / raw URLSession, 1 in flight:   \(ratio(default1, raw1))")
+        print("  default / raw URLSession, 16 in flight:  \(ratio(default16, raw16))   target >= 5x")
+        print("  default / curl CLI, 16 in flight:        \(ratio(default16, cli16))   target >= 0.8x")
+
+        // 1 GiB download, in a child process so that only the download counts toward its peak RSS.
+        let big = nginx.documentRoot.appendingPathComponent("1GiB.bin")
+        guard FileManager.default.createFile(atPath: big.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: big)
+        else { throw BenchError("cannot create the 1 GiB file") }
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let destination = work.appendingPathComponent("download.bin")
+        let (peak, downloadSeconds) = try measureDownloadChild(url: nginx.url("/1GiB.bin"), destination: destination)
+        try? FileManager.default.removeItem(at: big)
+        print("")
+        print(
+            "1 GiB download to a file (default transport, child process): peak RSS \(mebibytes(peak)) MiB, "
+                + String(format: "%.2f s", downloadSeconds) + "   target < 64 MiB")
+
+        // The decorator stack's own cost, over a canned transport so no I/O is measured.
+        let canned = CannedResponseTransport(string: #"{"id":1,"property":"abc"}"#)
+        let stack = ReauthTransport(
+            inner: RetryTransport(inner: ETagTransport(inner: canned)), authService: InMemoryAuthService(token: "t"),
+            refreshToken: {})
+        var request = URLRequest(url: url)
+        request.setValue("Bearer t", forHTTPHeaderField: "Authorization")
+        let fixedRequest = request
+        let iterations = 200_000
+        let cannedOnly = try await nanosecondsPerCall(iterations: iterations) {
+            _ = try await canned.data(for: fixedRequest)
+        }
+        let stacked = try await nanosecondsPerCall(iterations: iterations) {
+            _ = try await stack.data(for: fixedRequest)
+        }
+        print("")
+        print(
+            String(
+                format:
+                    "Stack Reauth(Retry(ETag(canned))): %.2f µs per request vs canned %.2f µs: adds %.2f µs   target < 10 µs",
+                stacked / 1000, cannedOnly / 1000, (stacked - cannedOnly) / 1000))
+
+        print("")
+        print("Targets:")
+        report("default transport >= 5x raw URLSession at 16 in flight", default16 / raw16 >= 5)
+        report("default transport >= 0.8x the curl CLI at 16 in flight", default16 / cli16 >= 0.8)
+        report("1 GiB download peak RSS < 64 MiB", peak > 0 && peak < 64 << 20)
+        report("stack adds < 10 µs per request", (stacked - cannedOnly) / 1000 < 10)
+    }
+
+    /// Runs this executable as `--download-child` and reads the peak RSS it reports.
+    static func measureDownloadChild(url: URL, destination: URL) throws -> (Int, Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        if !FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") {
+            process.executableURL = Bundle.main.executableURL
+        }
+        process.arguments = ["--download-child", url.absoluteString, destination.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        let fields = text.split(separator: " ").map(String.init)
+        guard process.terminationStatus == 0, fields.count == 2, let peak = Int(fields[0]),
+            let seconds = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            throw BenchError("the download child failed: \(text)")
+        }
+        return (peak, seconds)
+    }
+
+    /// The child: download with the platform's default transport, print "<peak bytes> <seconds>".
+    static func downloadChild(url: URL, destination: URL) async throws {
+        let started = DispatchTime.now().uptimeNanoseconds
+        #if canImport(CCurl)
+            guard let transport = CurlTransport.shared else { throw BenchError("libcurl is unavailable") }
+            let response = try await transport.download(for: URLRequest(url: url), to: destination)
+        #else
+            let (data, response) = try await URLSessionTransport().data(for: URLRequest(url: url))
+            try data.write(to: destination)
+        #endif
+        guard response.statusCode == 200 else { throw BenchError("status \(response.statusCode)") }
+        let size =
+            (try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size == 1 << 30 else { throw BenchError("downloaded \(size) bytes") }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        print("\(peakResidentBytes()) \(seconds)")
+    }
+
+    static func report(_ target: String, _ met: Bool) {
+        print("  [\(met ? "met" : "MISSED")] \(target)")
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func format(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "-" }
+        return String(format: "%.0f", value)
+    }
+
+    static func ratio(_ numerator: Double, _ denominator: Double) -> String {
+        guard numerator.isFinite, denominator.isFinite, denominator > 0 else { return "-" }
+        return String(format: "%.2fx", numerator / denominator)
+    }
+
+    static func mebibytes(_ bytes: Int) -> String {
+        String(format: "%.1f", Double(bytes) / 1_048_576)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The 25-byte model every throughput run decodes.
+struct BenchModel: Decodable, Sendable {
+    let id: Int
+    let property: String
+}
+
+/// Requests per second of `operation`, run by `concurrency` workers for `seconds` after a warm-up.
+func throughput(
+    concurrency: Int, seconds: Double, warmUp: Double = 0.5, _ operation: @escaping @Sendable () async throws -> Void
+) async throws -> Double {
+    try await runWorkers(concurrency: concurrency, seconds: warmUp, operation)
+    let started = DispatchTime.now().uptimeNanoseconds
+    let count = try await runWorkers(concurrency: concurrency, seconds: seconds, operation)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    return Double(count) / elapsed
+}
+
+@discardableResult
+private func runWorkers(
+    concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void
+)
+    async throws -> Int
+{
+    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+    return try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask {
+                var done = 0
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    try await operation()
+                    done += 1
+                }
+                return done
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+}
+
+/// Raw URLSession with JSONDecoder, no library in between: the baseline.
+func rawURLSessionFetch(_ session: URLSession, _ url: URL) async throws -> BenchModel {
+    let data: Data = try await withCheckedThrowingContinuation { continuation in
+        session.dataTask(with: url) { data, response, error in
+            if let error {
+                continuation.resume(throwing: error)
+            } else if (response as? HTTPURLResponse)?.statusCode == 200, let data {
+                continuation.resume(returning: data)
+            } else {
+                continuation.resume(throwing: URLError(.badServerResponse))
+            }
+        }.resume()
+    }
+    return try JSONDecoder().decode(BenchModel.self, from: data)
+}
+
+/// The curl command-line tool fetching `count` URLs with `--parallel-max` connections: the
+/// libcurl ceiling. Returns requests per second.
+func curlCLI(url: URL, count: Int, parallel: Int, workDirectory: URL) throws -> Double {
+    let config = workDirectory.appendingPathComponent("curl-\(parallel).config")
+    var lines = ""
+    for _ in 0..<count {
+        lines += "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
+    }
+    try Data(lines.utf8).write(to: config)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    var arguments = ["curl", "--silent", "--show-error", "--fail", "--config", config.path]
+    if parallel > 1 { arguments += ["-Z", "--parallel-max", String(parallel)] }
+    process.arguments = arguments
+    let started = DispatchTime.now().uptimeNanoseconds
+    try process.run()
+    while process.isRunning { Thread.sleep(forTimeInterval: 0.002) }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    guard process.terminationStatus == 0 else { throw BenchError("curl exited with \(process.terminationStatus)") }
+    return Double(count) / elapsed
+}
+
+/// Peak resident memory of this process (VmHWM), in bytes.
+func peakResidentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? -1
+        return kilobytes * 1024
+    }
+    return -1
+}
+
+/// Nanoseconds per call of `operation`, over `iterations` sequential calls after a warm-up.
+func nanosecondsPerCall(iterations: Int, _ operation: () async throws -> Void) async throws -> Double {
+    for _ in 0..<min(1000, iterations) { try await operation() }
+    let started = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<iterations { try await operation() }
+    return Double(DispatchTime.now().uptimeNanoseconds - started) / Double(iterations)
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
