@@ -20,9 +20,17 @@ package final class Locked<Value>: @unchecked Sendable {
     ) throws(Failure)
         -> Result
     {
+        // No `defer`: on the throwing path the inout access to `value` could otherwise outlive
+        // the unlock, which ThreadSanitizer rightly reports as a race.
         lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        do {
+            let result = try body(&value)
+            lock.unlock()
+            return result
+        } catch {
+            lock.unlock()
+            throw error
+        }
     }
 
     /// A copy of the current value.

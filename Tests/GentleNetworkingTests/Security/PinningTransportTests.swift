@@ -6,8 +6,8 @@ import Testing
 @Suite("Pin hashes")
 struct CertificatePinningTests {
     @Test("Our key hash equals openssl's x509 -pubkey | pkey -outform der | dgst -sha256")
-    func matchesOpenSSL() throws {
-        let pki = try TestPKI.make()
+    func matchesOpenSSL() async throws {
+        let pki = try await TestPKI.make()
         defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
         for path in [pki.leafPath, pki.caPath, pki.foreignPath] {
             let ours = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(path)).base64EncodedString()
@@ -43,8 +43,8 @@ struct PinningTransportTests {
         let pki: TestPKI
         let nginx: NginxServer
 
-        init() throws {
-            pki = try TestPKI.make()
+        init() async throws {
+            pki = try await TestPKI.make()
             nginx = try NginxServer(
                 files: ["pinned.json": Data(#"{"id":1,"property":"pinned"}"#.utf8)],
                 tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost")
@@ -87,7 +87,7 @@ struct PinningTransportTests {
 
     @Test("A matching key pin connects")
     func matchingKeyPin() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         let transport = PinningTransport(pinnedDomains: [
             "localhost": PublicKeyPinningEvaluator(
@@ -102,7 +102,7 @@ struct PinningTransportTests {
 
     @Test("A foreign key pin aborts the handshake")
     func foreignKeyPin() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         let transport = PinningTransport(pinnedDomains: [
             "localhost": PublicKeyPinningEvaluator(
@@ -113,7 +113,7 @@ struct PinningTransportTests {
 
     @Test("A matching certificate pin connects: the leaf, or the CA, as trust anchor")
     func matchingCertificatePin() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         for pinned in [fixture.pki.leafPath, fixture.pki.caPath] {
             let transport = PinningTransport(pinnedDomains: [
@@ -127,7 +127,7 @@ struct PinningTransportTests {
 
     @Test("A foreign certificate pin aborts the handshake")
     func foreignCertificatePin() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         let transport = PinningTransport(pinnedDomains: [
             "localhost": CertificatePinningEvaluator(
@@ -138,7 +138,7 @@ struct PinningTransportTests {
 
     @Test("A matching pin on an untrusted chain fails while default validation is on")
     func matchingPinUntrustedChain() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         await fixture.expectRejected(
             PinningTransport(pinnedDomains: [
@@ -152,7 +152,7 @@ struct PinningTransportTests {
 
     @Test("An unpinned domain keeps default validation, so a private CA's certificate fails")
     func unpinnedDomain() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         defer { fixture.stop() }
         let transport = PinningTransport(pinnedDomains: [
             "localhost": PublicKeyPinningEvaluator(
@@ -165,8 +165,8 @@ struct PinningTransportTests {
 @Suite("README samples: pinning")
 struct PinningReadmeSampleTests {
     @Test("The samples compile with our hash helper where the README uses CryptoKit")
-    func samples() throws {
-        let pki = try TestPKI.make()
+    func samples() async throws {
+        let pki = try await TestPKI.make()
         defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
         let primaryKeyHash = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.leafPath))
         let backupKeyHash = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.foreignPath))
@@ -203,7 +203,7 @@ struct PinningReadmeSampleTests {
     struct CurlProtocolTests {
         @Test("HTTP/2 is negotiated over TLS (ALPN) and multiplexed")
         func http2AndGzip() async throws {
-            let fixture = try PinningTransportTests.Fixture()
+            let fixture = try await PinningTransportTests.Fixture()
             defer { fixture.stop() }
             let body = String(repeating: #"{"id":1,"property":"compressible"}"#, count: 1)
             try fixture.nginx.write(Data(body.utf8), to: "pinned.json")

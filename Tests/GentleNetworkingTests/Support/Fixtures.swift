@@ -94,3 +94,13 @@ final class LockedRecords: @unchecked Sendable {
         return records
     }
 }
+
+/// Runs blocking work (child processes, sleeps) on a dispatch thread instead of the cooperative
+/// pool, which has only as many threads as cores.
+func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}

@@ -15,7 +15,13 @@ struct TestPKI {
         let description: String
     }
 
-    static func make() throws -> TestPKI {
+    /// Makes the certificates on a plain thread: the `openssl` runs block, and blocking the
+    /// two-thread cooperative pool of a 2-core machine would stall every other test.
+    static func make() async throws -> TestPKI {
+        try await offCooperativePool { try makeBlocking() }
+    }
+
+    static func makeBlocking() throws -> TestPKI {
         let directory = makeTemporaryDirectory().appendingPathComponent("pki")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let pki = TestPKI(directory: directory)
