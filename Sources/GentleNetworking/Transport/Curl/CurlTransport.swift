@@ -91,8 +91,10 @@
 
         /// Sends `request`, following redirects, reporting progress.
         ///
-        /// - Parameter progress: Called on the event-loop thread as bytes move (keep it fast);
-        ///   the last call reports completion.
+        /// - Parameters:
+        ///   - request: The request to send.
+        ///   - progress: Called on the event-loop thread as bytes move (keep it fast); the last
+        ///     call reports completion.
         public func data(
             for request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> (
@@ -111,6 +113,7 @@
         /// final status is written (check the returned response's status).
         ///
         /// - Parameters:
+        ///   - request: The request to send.
         ///   - destination: A file URL; an existing file is replaced.
         ///   - progress: Called as bytes arrive; `nil` by default.
         /// - Returns: The final response.
@@ -139,6 +142,7 @@
         /// as the upload proceeds rather than loading it into memory.
         ///
         /// - Parameters:
+        ///   - request: The request; GET and HEAD are sent as POST, since they carry no body.
         ///   - file: A file URL.
         ///   - progress: Called as bytes are sent and received; `nil` by default.
         /// - Returns: The response body and response.
@@ -168,7 +172,9 @@
         /// ``CurlByteStream`` of chunks. libcurl pauses the socket while the consumer is more than
         /// `bufferSize` bytes behind (backpressure). Redirects are followed.
         ///
-        /// - Parameter bufferSize: The most bytes buffered before pausing; 1 MiB by default.
+        /// - Parameters:
+        ///   - request: The request to send.
+        ///   - bufferSize: The most bytes buffered before pausing; 1 MiB by default.
         public func stream(
             for request: URLRequest, bufferSize: Int = 1 << 20
         ) async throws -> (
