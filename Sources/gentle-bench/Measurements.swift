@@ -74,6 +74,7 @@ func curlCLI(url: URL, count: Int, parallel: Int, workDirectory: URL) throws -> 
     var arguments = ["curl", "--silent", "--show-error", "--fail", "--config", config.path]
     if parallel > 1 { arguments += ["-Z", "--parallel-max", String(parallel)] }
     process.arguments = arguments
+    process.standardError = FileHandle.nullDevice  // curl's parallel progress meter
     let started = DispatchTime.now().uptimeNanoseconds
     try process.run()
     while process.isRunning { Thread.sleep(forTimeInterval: 0.002) }

@@ -94,6 +94,11 @@ public struct ETagTransport: HTTPTransportProtocol {
         }
 
         if (200..<300).contains(response.statusCode) {
+            // Converting all headers is costly on Linux; only do it when there is an ETag.
+            guard response.value(forHTTPHeaderField: "ETag") != nil else {
+                if cached != nil { await store.remove(for: key) }
+                return (data, response)
+            }
             let headers = HTTPErrorResponse(response, body: Data()).headers
             if let etag = Self.header("ETag", in: headers), Self.isStorable(headers) {
                 await store.store(

@@ -6,14 +6,24 @@ import Foundation
 /// tokens or passwords never reach a logger. Inject one into ``HTTPNetworkService``; the default,
 /// ``NoOpNetworkLogger``, drops everything. The library never prints.
 public protocol NetworkLogger: Sendable {
+    /// Whether records are wanted at all; `true` by default. When `false`, the service skips
+    /// building (and redacting) them, so a disabled logger costs nothing per request.
+    var isEnabled: Bool { get }
     /// Handles one record. Called on the task that sends the request; keep it fast.
     func log(_ record: NetworkLogRecord)
+}
+
+extension NetworkLogger {
+    /// `true`: records are built and passed to ``log(_:)``.
+    public var isEnabled: Bool { true }
 }
 
 /// A logger that discards every record: the default.
 public struct NoOpNetworkLogger: NetworkLogger {
     /// Creates the no-op logger.
     public init() {}
+    /// `false`: the service does not even build records for it.
+    public var isEnabled: Bool { false }
     /// Does nothing.
     public func log(_ record: NetworkLogRecord) {}
 }

@@ -133,17 +133,18 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// Sends a prepared request through the transport, with logging and error mapping.
     private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        logger.log(.request(request))
+        let logging = logger.isEnabled
+        if logging { logger.log(.request(request)) }
         let start = DispatchTime.now().uptimeNanoseconds
         func elapsed() -> TimeInterval {
             TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
         }
         do {
             let (data, response) = try await transport.data(for: request)
-            logger.log(.response(response, body: data, request: request, duration: elapsed()))
+            if logging { logger.log(.response(response, body: data, request: request, duration: elapsed())) }
             return (data, response)
         } catch {
-            logger.log(.failure(error, request: request, duration: elapsed()))
+            if logging { logger.log(.failure(error, request: request, duration: elapsed())) }
             if error is CancellationError || Task.isCancelled && !(error is NetworkError) {
                 throw CancellationError()
             }

@@ -79,7 +79,14 @@ public enum SHA256Digest {
 
     /// The digest of `string`'s UTF-8 bytes, as lowercase hexadecimal.
     public static func hexHash(_ string: String) -> String {
-        hash(Data(string.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in hash(Data(string.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     private static func rotate(_ value: UInt32, _ amount: UInt32) -> UInt32 {
