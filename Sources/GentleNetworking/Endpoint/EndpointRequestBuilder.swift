@@ -115,7 +115,15 @@ public struct EndpointRequestBuilder: Sendable {
     }
 
     static func isPathCharacter(_ byte: UInt8) -> Bool {
-        isUnreserved(byte) || Array("!$&'()*+,;=:@/".utf8).contains(byte)
+        if isUnreserved(byte) { return true }
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
+            return true
+        default:
+            return false
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

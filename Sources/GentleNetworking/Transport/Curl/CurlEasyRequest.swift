@@ -154,19 +154,18 @@
 
             var headers: [String] = []
             let fields = request.allHTTPHeaderFields ?? [:]
-            func has(_ name: String) -> Bool {
-                fields.keys.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-            }
+            let lowercasedNames = Set(fields.keys.map { $0.lowercased() })
+            func has(_ name: String) -> Bool { lowercasedNames.contains(name) }
             for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-                if name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame {
+                if name.lowercased() == "accept-encoding" {
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
                     continue
                 }
                 headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
             headers.append("Expect:")  // no 100-continue round trip
-            if !has("Content-Type") { headers.append("Content-Type:") }  // no form-urlencoded default
-            if !has("User-Agent") { headers.append("User-Agent: \(CurlTransport.userAgent)") }
+            if !has("content-type") { headers.append("Content-Type:") }  // no form-urlencoded default
+            if !has("user-agent") { headers.append("User-Agent: \(CurlTransport.userAgent)") }
             for line in headers {
                 guard let appended = curl_slist_append(headerList, line) else {
                     throw TransportError(.other, url: url, message: "libcurl could not store a header.")
@@ -237,21 +236,31 @@
             return bytes.count
         }
 
-        func receiveHeaderLine(_ line: String) {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.hasPrefix("HTTP/") {
+        /// Parses one raw header line (status line, field, or the blank line ending the head).
+        func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
+            if end == 0 {
+                if head.statusCode >= 200, case .stream = sink { _ = deliverHead() }
+                return
+            }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+            if end > 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+                line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
+            {
                 // A new status line starts a new head (after 1xx interim responses).
-                let parts = trimmed.split(separator: " ", maxSplits: 2)
+                let parts = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 2)
                 head = ResponseHead()
                 head.httpVersion = parts.first.map(String.init) ?? "HTTP/1.1"
                 head.statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            } else if let colon = trimmed.firstIndex(of: ":") {
-                let name = String(trimmed[..<colon])
-                let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                head.headers.append((name, value))
-            } else if trimmed.isEmpty, head.statusCode >= 200, case .stream = sink {
-                _ = deliverHead()
+                return
             }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+            var valueStart = colon + 1
+            while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
+            let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<end]), as: UTF8.self)
+            head.headers.append((name, value))
         }
 
         /// For streams: resumes the caller with the response head, once.
@@ -286,10 +295,13 @@
 
         private func makeResponse() -> HTTPURLResponse? {
             var fields: [String: String] = [:]
+            var spelling: [String: String] = [:]  // lowercased name → first spelling seen
             for (name, value) in head.headers {
-                if let existing = fields.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                let key = name.lowercased()
+                if let existing = spelling[key] {
                     fields[existing] = (fields[existing] ?? "") + ", " + value
                 } else {
+                    spelling[key] = name
                     fields[name] = value
                 }
             }
@@ -381,8 +393,7 @@
         guard let userdata, let buffer else { return 0 }
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
         let length = size * count
-        let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
-        request.receiveHeaderLine(line)
+        request.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
         return length
     }
 #endif
