@@ -252,3 +252,47 @@
         }
     }
 #endif
+
+#if canImport(CCurl)
+    @Suite("Proxies from the environment")
+    struct CurlProxyTests {
+        /// The gentle-demo executable built next to this test bundle.
+        var demoExecutable: URL {
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "gentle-demo")
+        }
+
+        @Test("http_proxy is honoured by the default transport (in a child process, so no other test is affected)")
+        func httpProxyFromEnvironment() async throws {
+            let proxy = try LoopbackServer(fallback: { request in
+                .json(#"{"token":"via-proxy"}"#).adding(header: "X-Proxied-Target", request.target)
+            })
+            defer { proxy.shutdown() }
+            let executable = demoExecutable
+            #expect(FileManager.default.isExecutableFile(atPath: executable.path), "build gentle-demo first")
+            let status = try await offCooperativePool { () -> Int32 in
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = ["--base-url", "http://api.example.invalid"]
+                var environment = ProcessInfo.processInfo.environment
+                for name in ["no_proxy", "NO_PROXY", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] {
+                    environment[name] = nil
+                }
+                environment["http_proxy"] = proxy.baseURL.absoluteString
+                process.environment = environment
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                let deadline = Date().addingTimeInterval(60)
+                while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+                if process.isRunning { process.terminate() }
+                return process.terminationStatus
+            }
+            let first = try #require(proxy.receivedRequests.first, "the request went to the proxy")
+            #expect(first.target == "http://api.example.invalid/api/signIn", "absolute-form target, as proxies get")
+            #expect(first.method == "POST")
+            #expect(first.header("Host") == "api.example.invalid")
+            _ = status  // the demo fails later (the proxy is not a real API); only the routing matters
+        }
+    }
+#endif
