@@ -27,7 +27,7 @@ public struct FileCredentialStore: Sendable {
     public var fileURL: URL? { directory?.appendingPathComponent("credentials.json") }
 
     /// Serializes reads and writes from this process; the rename keeps other processes safe.
-    private static let lock = Locked(())
+    private static let lock = NSLock()
 
     /// Creates a store in `directory`; `nil` makes every call fail with
     /// ``CredentialStoreError/Code/noConfigDirectory``.
@@ -53,19 +53,19 @@ public struct FileCredentialStore: Sendable {
 
     /// The value stored under `key`, or `nil`.
     public func value(for key: String) throws(CredentialStoreError) -> String? {
-        try Self.lock.withLock { _ throws(CredentialStoreError) in
-            try readEntries()[key]
-        }
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        return try readEntries()[key]
     }
 
     /// Stores `value` under `key`, or removes the key when `value` is `nil`.
     public func setValue(_ value: String?, for key: String) throws(CredentialStoreError) {
-        try Self.lock.withLock { _ throws(CredentialStoreError) in
-            var entries = try readEntries()
-            if entries[key] == value { return }
-            entries[key] = value
-            try writeEntries(entries)
-        }
+        Self.lock.lock()
+        defer { Self.lock.unlock() }
+        var entries = try readEntries()
+        if entries[key] == value { return }
+        entries[key] = value
+        try writeEntries(entries)
     }
 
     // MARK: File format
