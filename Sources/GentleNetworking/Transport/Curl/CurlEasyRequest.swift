@@ -12,6 +12,7 @@
         // thread and read there in `finish`; `completion` is guarded by its lock.
         let handle: UnsafeMutableRawPointer
         let request: URLRequest
+        private let pool: CurlHandlePool
         private var headerList: UnsafeMutablePointer<curl_slist>?
         private var head = ResponseHead()
         private var body = Data()
@@ -52,16 +53,18 @@
         /// Creates and configures the easy handle for `request`.
         init(
             request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?,
-            sink: Sink = .memory, source: Source = .request, progress: (@Sendable (TransferProgress) -> Void)? = nil
+            pool: CurlHandlePool, sink: Sink = .memory, source: Source = .request,
+            progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) throws {
             guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
             else {
                 throw TransportError(.badResponse, url: request.url, message: "Only http and https URLs can be sent.")
             }
-            guard let handle = curl_easy_init() else {
+            guard let handle = pool.take() else {
                 throw TransportError(.other, url: url, message: "libcurl could not create a handle.")
             }
             self.handle = handle
+            self.pool = pool
             self.request = request
             self.sink = sink
             self.source = source
@@ -351,7 +354,7 @@
 
         /// Frees the handle and header list. Call once, after libcurl is done with the handle.
         func cleanup() {
-            curl_easy_cleanup(handle)
+            pool.give(handle)
             // The request owns its file descriptors, so they are closed only once libcurl can no
             // longer call back into them.
             if case .file(let descriptor) = sink { close(descriptor) }

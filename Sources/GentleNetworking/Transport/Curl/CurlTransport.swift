@@ -52,6 +52,7 @@
         /// The transport's settings.
         public let configuration: Configuration
         private let loop: CurlEventLoop
+        private let handles = CurlHandlePool()
         private let trustByHost: [String: CurlTrustSettings]
 
         /// The instance ``DefaultTransport`` hands out on Linux, so every default service shares
@@ -186,7 +187,7 @@
                 let buffer = CurlStreamBuffer(highWater: bufferSize)
                 let trust = current.url?.host.flatMap { trustByHost[$0.lowercased()] }
                 let easy = try CurlEasyRequest(
-                    request: current, configuration: configuration, trust: trust, sink: .stream(buffer))
+                    request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer))
                 buffer.requestResume.withLock { [loop] in $0 = { loop.resumeTransfer(easy) } }
                 let (_, response) = try await run(easy)
                 // The stream keeps this transport (and so its event loop) alive until it is done.
@@ -230,8 +231,8 @@
             try Task.checkCancellation()
             let trust = request.url?.host.flatMap { trustByHost[$0.lowercased()] }
             let easy = try CurlEasyRequest(
-                request: request, configuration: configuration, trust: trust, sink: sink(), source: source(),
-                progress: progress)
+                request: request, configuration: configuration, trust: trust, pool: handles, sink: sink(),
+                source: source(), progress: progress)
             return try await run(easy)
         }
 
