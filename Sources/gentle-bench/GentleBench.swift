@@ -24,6 +24,10 @@ struct GentleBench {
                 try await downloadChild(url: url, destination: URL(fileURLWithPath: arguments[2]))
                 return
             }
+            if arguments.first == "--load-only", arguments.count == 2, let seconds = Double(arguments[1]) {
+                try await loadOnly(seconds: seconds)
+                return
+            }
             var seconds = 3.0
             if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count,
                 let value = Double(arguments[index + 1])
@@ -151,6 +155,19 @@ struct GentleBench {
         report("default transport >= 0.8x the curl CLI at 16 in flight", default16 / cli16 >= 0.8)
         report("1 GiB download peak RSS < 64 MiB", peak > 0 && peak < 64 << 20)
         report("stack adds < 10 µs per request", (stacked - cannedOnly) / 1000 < 10)
+    }
+
+    /// `--load-only SECONDS`: only the default transport at 16 in flight, for profilers.
+    static func loadOnly(seconds: Double) async throws {
+        let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
+        defer { nginx.stop() }
+        let service = HTTPNetworkService(authService: InMemoryAuthService())
+        let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
+        let endpoint = Endpoint(path: "/model.json", method: .get)
+        let rate = try await throughput(concurrency: 16, seconds: seconds) {
+            let _: BenchModel = try await service.request(to: endpoint, via: environment)
+        }
+        print(String(format: "default transport, 16 in flight: %.0f requests/s", rate))
     }
 
     /// Runs this executable as `--download-child` and reads the peak RSS it reports.

@@ -238,7 +238,7 @@
 
         /// Hands `easy` to the event loop and waits for its result (or, for streams, its head).
         private func run(_ easy: CurlEasyRequest) async throws -> (Data, HTTPURLResponse) {
-            try await withTaskCancellationHandler {
+            let (body, head) = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     easy.setContinuation(continuation)
                     if Task.isCancelled {
@@ -252,6 +252,11 @@
                 easy.cancel()
                 loop.cancel(easy)
             }
+            guard let response = CurlEasyRequest.makeResponse(url: easy.request.url, head: head) else {
+                throw TransportError(
+                    .badResponse, url: easy.request.url, message: "The server sent no valid status line.")
+            }
+            return (body, response)
         }
 
         /// Maps a libcurl result to a typed error.
