@@ -10,7 +10,7 @@ import Foundation
 
 /// Thin wrappers over the BSD socket calls the loopback server needs, with the platform
 /// differences (SOCK_STREAM's type, SIGPIPE suppression) kept in this one file.
-enum POSIXSocket {
+package enum POSIXSocket {
     struct Failure: Error, CustomStringConvertible {
         let operation: String
         let code: Int32
@@ -19,24 +19,11 @@ enum POSIXSocket {
 
     /// Opens a listening TCP socket on 127.0.0.1 and returns it with the port the kernel chose.
     static func listenOnLoopback(port: UInt16 = 0, backlog: Int32 = 512) throws -> (descriptor: Int32, port: UInt16) {
-        #if canImport(Glibc) || canImport(Musl)
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let descriptor = makeTCPSocket()
         guard descriptor >= 0 else { throw Failure(operation: "socket", code: errno) }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let bound = withLoopbackAddress(port: port) { bind(descriptor, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(descriptor)
@@ -64,23 +51,44 @@ enum POSIXSocket {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func canConnect(port: UInt16) -> Bool {
+        guard let descriptor = connectLoopback(port: port) else { return false }
+        closeDescriptor(descriptor)
+        return true
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, or `nil` when nothing accepts there.
+    package static func connectLoopback(port: UInt16) -> Int32? {
+        let descriptor = makeTCPSocket()
+        guard descriptor >= 0 else { return nil }
+        guard withLoopbackAddress(port: port, { connect(descriptor, $0, $1) }) == 0 else {
+            closeDescriptor(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// A new close-on-exec IPv4 TCP socket, or -1.
+    private static func makeTCPSocket() -> Int32 {
         #if canImport(Glibc) || canImport(Musl)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
             let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard descriptor >= 0 else { return false }
-        defer { closeDescriptor(descriptor) }
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        return descriptor
+    }
+
+    /// Calls `body` with 127.0.0.1:`port` as a `sockaddr` and its length.
+    private static func withLoopbackAddress(
+        port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32
+    ) -> Int32 {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        return result == 0
     }
 
     /// Waits up to `milliseconds` for `descriptor` to become readable.
@@ -159,7 +167,7 @@ enum POSIXSocket {
     }
 
     /// Closes `descriptor`.
-    static func closeDescriptor(_ descriptor: Int32) {
+    package static func closeDescriptor(_ descriptor: Int32) {
         _ = close(descriptor)
     }
 
