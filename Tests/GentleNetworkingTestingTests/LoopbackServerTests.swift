@@ -298,6 +298,11 @@ struct LoopbackServerTests {
             server.shutdown()  // idempotent
             for client in clients { client.close() }
 
+            // A thread signals it is done just before it exits; give it a moment to be gone.
+            let gone = Date().addingTimeInterval(5)
+            while !threadNames(withPrefix: server.threadNamePrefix).isEmpty, Date() < gone {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
             #expect(threadNames(withPrefix: server.threadNamePrefix) == [])
             // Our client ends were closed above, so any open socket left on the port is the server's.
             #expect(openSocketInodes(port: server.port) == [])

@@ -1,6 +1,6 @@
 #if canImport(CCurl)
     import Foundation
-    import GentleNetworking
+    @testable import GentleNetworking
     import GentleNetworkingTesting
     import Testing
 
@@ -237,16 +237,20 @@
             defer { server.shutdown() }
             server.route("GET", "/endless") { _ in LoopbackResponse.text("start").with { $0.delayMidBody = 30 } }
             let (_, stream) = try await CurlTransport().stream(for: URLRequest(url: server.url("/endless")))
+            let started = Locked(false)
             let consumer = Task {
                 var total = 0
-                for try await chunk in stream { total += chunk.count }
+                for try await chunk in stream {
+                    total += chunk.count
+                    started.withLock { $0 = true }
+                }
                 return total
             }
-            try await Task.sleep(nanoseconds: 200_000_000)
-            let started = Date()
+            while !started.current { try await Task.sleep(nanoseconds: 10_000_000) }
+            let cancelledAt = Date()
             consumer.cancel()
             await #expect(throws: CancellationError.self) { _ = try await consumer.value }
-            #expect(Date().timeIntervalSince(started) < 10, "far below the server's 30 s stall")
+            #expect(Date().timeIntervalSince(cancelledAt) < 10, "far below the server's 30 s stall")
             try await Task.sleep(nanoseconds: 300_000_000)
             #expect(server.clientHangUpCount == 1, "the transfer was abandoned on the wire")
         }

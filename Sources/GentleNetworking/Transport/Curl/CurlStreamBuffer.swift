@@ -44,9 +44,11 @@
             return accepted
         }
 
-        /// Ends the stream, with an error or without.
+        /// Ends the stream, with an error or without. The first ending wins: a cancellation is not
+        /// overwritten by the transfer's own ending that races with it.
         func finish(_ failure: (any Error)?) {
             let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+                if state.finished { return nil }
                 state.finished = true
                 state.failure = failure
                 defer { state.waiter = nil }
