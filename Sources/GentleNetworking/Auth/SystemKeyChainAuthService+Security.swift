@@ -5,7 +5,7 @@
     /// Keychain access for ``SystemKeyChainAuthService`` on Apple platforms: one generic
     /// password per service and account, accessible after first unlock.
     enum KeychainStore {
-        private static func query(service: String, account: String) -> [String: Any] {
+        private static func baseQuery(service: String, account: String) -> [String: Any] {
             [
                 kSecClass as String: kSecClassGenericPassword,
                 kSecAttrService as String: service,
@@ -14,7 +14,7 @@
         }
 
         static func load(service: String, account: String) throws -> String? {
-            var query = query(service: service, account: account)
+            var query = baseQuery(service: service, account: account)
             query[kSecReturnData as String] = true
             query[kSecMatchLimit as String] = kSecMatchLimitOne
             var item: CFTypeRef?
@@ -28,7 +28,7 @@
         }
 
         static func save(_ token: String, service: String, account: String) throws {
-            let base = query(service: service, account: account)
+            let base = baseQuery(service: service, account: account)
             let attributes: [String: Any] = [
                 kSecValueData as String: Data(token.utf8),
                 kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
@@ -41,7 +41,7 @@
         }
 
         static func delete(service: String, account: String) throws {
-            let status = SecItemDelete(query(service: service, account: account) as CFDictionary)
+            let status = SecItemDelete(baseQuery(service: service, account: account) as CFDictionary)
             guard status == errSecSuccess || status == errSecItemNotFound else { throw failure(status, "delete") }
         }
 
