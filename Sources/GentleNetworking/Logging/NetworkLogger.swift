@@ -28,7 +28,8 @@ public struct NoOpNetworkLogger: NetworkLogger {
     public func log(_ record: NetworkLogRecord) {}
 }
 
-/// A logger that hands every record to a closure, such as `{ print($0) }` or an `os.Logger`.
+/// A logger that hands every record to a closure, such as one forwarding to `os.Logger` or
+/// swift-log.
 public struct ClosureNetworkLogger: NetworkLogger {
     private let handler: @Sendable (NetworkLogRecord) -> Void
 

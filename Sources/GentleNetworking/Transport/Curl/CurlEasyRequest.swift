@@ -183,7 +183,6 @@
             try check(
                 gn_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
             try check(gn_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context), "HEADERDATA")
-            try check(gn_easy_setopt_pointer(handle, CURLOPT_PRIVATE, context), "PRIVATE")
             if let trust {
                 try trust.apply(to: handle, check: check)
             }
@@ -317,7 +316,7 @@
         /// Called on the event-loop thread when libcurl is done with the transfer.
         func finish(_ code: CURLcode) {
             let failure: (any Error)? =
-                code == CURLE_OK ? nil : sinkFailure ?? CurlTransport.error(for: code, url: request.url, handle: handle)
+                code == CURLE_OK ? nil : sinkFailure ?? CurlTransport.error(for: code, url: request.url)
             if case .stream(let buffer) = sink {
                 if let failure { resume(.failure(failure)) } else { _ = deliverHead() }
                 buffer.finish(failure)

@@ -12,14 +12,17 @@
         // (thread-safe by contract); `running` is touched by the loop thread only; `inbox` is locked.
         private struct Inbox {
             var additions: [CurlEasyRequest] = []
-            var cancellations: [ObjectIdentifier] = []
-            var resumptions: [ObjectIdentifier] = []
+            // Requests, not identifiers: holding them keeps their addresses (and pooled handles)
+            // from being reused by a newer request before the loop acts on the command.
+            var cancellations: [CurlEasyRequest] = []
+            var resumptions: [CurlEasyRequest] = []
             var stopping = false
         }
 
         private let multi: UnsafeMutableRawPointer
         private let inbox = Locked(Inbox())
-        private var running: [ObjectIdentifier: CurlEasyRequest] = [:]
+        /// The transfers in the multi handle, by easy handle.
+        private var running: [UnsafeMutableRawPointer: CurlEasyRequest] = [:]
         private let stopped = DispatchSemaphore(value: 0)
 
         /// Starts the loop thread.
@@ -51,13 +54,13 @@
 
         /// Asks the loop to abandon `request` (its caller was already resumed).
         func cancel(_ request: CurlEasyRequest) {
-            inbox.withLock { $0.cancellations.append(ObjectIdentifier(request)) }
+            inbox.withLock { $0.cancellations.append(request) }
             curl_multi_wakeup(multi)
         }
 
         /// Asks the loop to resume a transfer paused by backpressure.
         func resumeTransfer(_ request: CurlEasyRequest) {
-            inbox.withLock { $0.resumptions.append(ObjectIdentifier(request)) }
+            inbox.withLock { $0.resumptions.append(request) }
             curl_multi_wakeup(multi)
         }
 
@@ -84,18 +87,18 @@
                     return (inbox.additions, inbox.cancellations, inbox.resumptions, inbox.stopping)
                 }
                 for request in additions {
-                    if request.isCancelled || cancellations.contains(ObjectIdentifier(request)) {
+                    if request.isCancelled || cancellations.contains(where: { $0 === request }) {
                         request.cleanup()
                         continue
                     }
                     curl_multi_add_handle(multi, request.handle)
-                    running[ObjectIdentifier(request)] = request
+                    running[request.handle] = request
                 }
-                for id in resumptions {
-                    if let request = running[id] { curl_easy_pause(request.handle, CURLPAUSE_CONT) }
+                for request in resumptions where running[request.handle] === request {
+                    curl_easy_pause(request.handle, CURLPAUSE_CONT)
                 }
-                for id in cancellations {
-                    guard let request = running.removeValue(forKey: id) else { continue }
+                for request in cancellations where running[request.handle] === request {
+                    running[request.handle] = nil
                     curl_multi_remove_handle(multi, request.handle)
                     request.cleanup()
                 }
@@ -119,8 +122,7 @@
                         continue
                     }
                     let code = gn_message_result(message)
-                    guard let request = running.first(where: { $0.value.handle == handle })?.value else { continue }
-                    running[ObjectIdentifier(request)] = nil
+                    guard let request = running.removeValue(forKey: handle) else { continue }
                     curl_multi_remove_handle(multi, handle)
                     request.finish(code)
                     request.cleanup()

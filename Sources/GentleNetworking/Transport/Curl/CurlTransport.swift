@@ -260,7 +260,7 @@
         }
 
         /// Maps a libcurl result to a typed error.
-        static func error(for code: CURLcode, url: URL?, handle: UnsafeMutableRawPointer) -> TransportError {
+        static func error(for code: CURLcode, url: URL?) -> TransportError {
             let message = String(cString: curl_easy_strerror(code))
             let mapped: TransportError.Code
             switch code {
