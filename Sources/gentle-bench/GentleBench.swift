@@ -6,7 +6,7 @@ import GentleNetworkingTesting
     import FoundationNetworking
 #endif
 
-/// `swift run -c release gentle-bench [--seconds N]`
+/// `swift run -c release gentle-bench [--seconds N] [--rounds N]`
 ///
 /// Starts nginx on loopback and measures, in one run and side by side:
 /// - `HTTPNetworkService.request` decoding a 25-byte JSON model, at 1 and 16 requests in
@@ -14,6 +14,7 @@ import GentleNetworkingTesting
 /// - the curl CLI (`-Z --parallel-max 16`) on the same URL, as the libcurl ceiling;
 /// - the peak RSS of a 1 GiB download to a file (in a child process, so nothing else counts);
 /// - the time the stack Reauth(Retry(ETag(canned))) adds per request over canned alone.
+/// Throughput figures are medians over interleaved rounds (3 by default, 2 s each).
 /// It prints requests per second, the ratios, and each target as met or missed.
 @main
 struct GentleBench {
@@ -28,20 +29,26 @@ struct GentleBench {
                 try await loadOnly(seconds: seconds)
                 return
             }
-            var seconds = 3.0
+            var seconds = 2.0
             if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count,
                 let value = Double(arguments[index + 1])
             {
                 seconds = value
             }
-            try await run(seconds: seconds)
+            var rounds = 3
+            if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count,
+                let value = Int(arguments[index + 1]), value > 0
+            {
+                rounds = value
+            }
+            try await run(seconds: seconds, rounds: rounds)
         } catch {
             FileHandle.standardError.write(Data("gentle-bench: \(error)\n".utf8))
             exit(1)
         }
     }
 
-    static func run(seconds: Double) async throws {
+    static func run(seconds: Double, rounds: Int) async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("gentle-bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -49,7 +56,9 @@ struct GentleBench {
         let nginx = try NginxServer(files: ["model.json": model])
         defer { nginx.stop() }
         let url = nginx.url("/model.json")
-        print("gentle-bench: nginx on \(nginx.baseURL), \(model.count)-byte JSON, \(seconds) s per measurement")
+        print(
+            "gentle-bench: nginx on \(nginx.baseURL), \(model.count)-byte JSON, \(seconds) s per measurement, \(rounds) rounds"
+        )
         print(
             "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
         )
@@ -67,31 +76,34 @@ struct GentleBench {
         #endif
         transports.append(("URLSessionTransport", URLSessionTransport(session: session)))
 
-        var results: [String: [Int: Double]] = [:]
-        for concurrency in [1, 16] {
-            for (name, transport) in transports {
-                let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
-                results[name, default: [:]][concurrency] = try await throughput(
-                    concurrency: concurrency, seconds: seconds
-                ) {
-                    let _: BenchModel = try await service.request(to: endpoint, via: environment)
+        // Every client is measured once per round, in turn, and each figure is the median of the
+        // rounds: on a small shared machine one measurement can be off by 30%, and interleaving
+        // keeps a slow spell from landing on one client only.
+        var samples: [String: [Int: [Double]]] = [:]
+        for round in 1...rounds {
+            for concurrency in [1, 16] {
+                for (name, transport) in transports {
+                    let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+                    samples[name, default: [:]][concurrency, default: []].append(
+                        try await throughput(concurrency: concurrency, seconds: seconds) {
+                            let _: BenchModel = try await service.request(to: endpoint, via: environment)
+                        })
                 }
+                samples["raw URLSession + JSONDecoder", default: [:]][concurrency, default: []].append(
+                    try await throughput(concurrency: concurrency, seconds: seconds) {
+                        _ = try await rawURLSessionFetch(session, url)
+                    })
+                let expected = samples["CurlTransport"]?[concurrency]?.last ?? 5000
+                let count = Int(max(concurrency == 1 ? 1000 : 2000, expected * seconds))
+                samples["curl CLI (libcurl ceiling)", default: [:]][concurrency, default: []].append(
+                    try curlCLI(url: url, count: count, parallel: concurrency, workDirectory: work))
             }
-            results["raw URLSession + JSONDecoder", default: [:]][concurrency] = try await throughput(
-                concurrency: concurrency, seconds: seconds
-            ) {
-                _ = try await rawURLSessionFetch(session, url)
-            }
+            FileHandle.standardError.write(Data("gentle-bench: round \(round) of \(rounds) done\n".utf8))
         }
-        let curlCount16 = Int(max(2000, (results["CurlTransport"]?[16] ?? 5000) * seconds))
-        let curlCount1 = Int(max(1000, (results["CurlTransport"]?[1] ?? 2000) * seconds))
-        results["curl CLI (libcurl ceiling)", default: [:]][1] = try curlCLI(
-            url: url, count: curlCount1, parallel: 1, workDirectory: work)
-        results["curl CLI (libcurl ceiling)", default: [:]][16] = try curlCLI(
-            url: url, count: curlCount16, parallel: 16, workDirectory: work)
+        let results = samples.mapValues { $0.mapValues(median) }
 
         print("")
-        print("Throughput, HTTPNetworkService.request decoding the model (requests/s):")
+        print("Throughput, HTTPNetworkService.request decoding the model (requests/s, median of \(rounds) rounds):")
         print(pad("client", 32) + pad("1 in flight", 14) + "16 in flight")
         for name in [
             "CurlTransport", "URLSessionTransport", "raw URLSession + JSONDecoder", "curl CLI (libcurl ceiling)",
@@ -111,6 +123,9 @@ struct GentleBench {
         print("  default / raw URLSession, 1 in flight:   \(ratio(default1, raw1))")
         print("  default / raw URLSession, 16 in flight:  \(ratio(default16, raw16))   target >= 5x")
         print("  default / curl CLI, 16 in flight:        \(ratio(default16, cli16))   target >= 0.8x")
+        let roundRatios = zip(samples[defaultName]?[16] ?? [], samples["curl CLI (libcurl ceiling)"]?[16] ?? [])
+            .map { ratio($0, $1) }
+        print("    (per round: \(roundRatios.joined(separator: ", ")))")
 
         // 1 GiB download, in a child process so that only the download counts toward its peak RSS.
         let big = nginx.documentRoot.appendingPathComponent("1GiB.bin")

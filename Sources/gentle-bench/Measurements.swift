@@ -101,6 +101,14 @@ func nanosecondsPerCall(iterations: Int, _ operation: () async throws -> Void) a
     return Double(DispatchTime.now().uptimeNanoseconds - started) / Double(iterations)
 }
 
+/// The median of `values` (NaN when empty).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
