@@ -9,13 +9,14 @@ import Foundation
 struct RedirectTracker: Sendable {
     let originalURL: URL?
     let maxRedirects: Int
-    private var visited: Set<String>
+    /// The URLs redirected to so far (at most `maxRedirects`, so a linear search is fine); built
+    /// only once a redirect happens, as most requests have none.
+    private var visited: [String] = []
     private(set) var count = 0
 
     init(originalURL: URL?, maxRedirects: Int) {
         self.originalURL = originalURL
         self.maxRedirects = max(0, maxRedirects)
-        self.visited = Set([originalURL?.absoluteString].compactMap { $0 })
     }
 
     /// Records a hop to `target`.
@@ -25,14 +26,14 @@ struct RedirectTracker: Sendable {
     mutating func follow(to target: URL?) throws(TransportError) {
         count += 1
         let key = target?.absoluteString ?? ""
-        if visited.contains(key) {
+        if visited.contains(key) || key == originalURL?.absoluteString {
             throw TransportError(
                 .tooManyRedirects, url: originalURL, message: "Redirect loop detected at \(Redactor.url(target)).")
         }
         if count > maxRedirects {
             throw TransportError(.tooManyRedirects, url: originalURL, message: "More than \(maxRedirects) redirects.")
         }
-        visited.insert(key)
+        visited.append(key)
     }
 
     /// `request` with the credential headers removed when `target` is another origin than the

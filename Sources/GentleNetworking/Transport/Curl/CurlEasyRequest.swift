@@ -251,10 +251,19 @@
                 line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
             {
                 // A new status line starts a new head (after 1xx interim responses).
-                let parts = String(decoding: line, as: UTF8.self).split(separator: " ", maxSplits: 2)
+                // "HTTP/1.1 200 OK": the version, then three digits (scanned as bytes: this runs per response).
                 head = ResponseHead()
-                head.httpVersion = parts.first.map(String.init) ?? "HTTP/1.1"
-                head.statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+                let space = line.firstIndex(of: 0x20) ?? end
+                head.httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<space]), as: UTF8.self)
+                var code = 0
+                var digits = 0
+                var index = space + 1
+                while index < end, digits < 4, (0x30...0x39).contains(line[index]) {
+                    code = code * 10 + Int(line[index] - 0x30)
+                    digits += 1
+                    index += 1
+                }
+                head.statusCode = digits == 3 && (index == end || line[index] == 0x20) ? code : 0
                 return
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
