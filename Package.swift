@@ -12,6 +12,9 @@ let package = Package(
     products: [
         .library(name: "GentleNetworking", targets: ["GentleNetworking"]),
         .library(name: "GentleNetworkingTesting", targets: ["GentleNetworkingTesting"]),
+        // The JustNetworking and Y-Network APIs, for users of those libraries, on our core.
+        .library(name: "JustNetworking", targets: ["JustNetworking"]),
+        .library(name: "YNetwork", targets: ["YNetwork"]),
         .executable(name: "gentle-demo", targets: ["gentle-demo"]),
         .executable(name: "gentle-bench", targets: ["gentle-bench"]),
     ],
@@ -27,6 +30,14 @@ let package = Package(
             dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux]))]
         ),
         .target(
+            name: "JustNetworking",
+            dependencies: ["GentleNetworking"]
+        ),
+        .target(
+            name: "YNetwork",
+            dependencies: ["GentleNetworking"]
+        ),
+        .target(
             name: "GentleNetworkingTesting",
             dependencies: ["GentleNetworking"]
         ),
@@ -36,11 +47,19 @@ let package = Package(
         ),
         .executableTarget(
             name: "gentle-bench",
-            dependencies: ["GentleNetworking", "GentleNetworkingTesting"]
+            dependencies: ["GentleNetworking", "GentleNetworkingTesting", "YNetwork"]
         ),
         .testTarget(
             name: "GentleNetworkingTests",
             dependencies: ["GentleNetworking", "GentleNetworkingTesting"]
+        ),
+        .testTarget(
+            name: "JustNetworkingTests",
+            dependencies: ["JustNetworking", "GentleNetworking", "GentleNetworkingTesting"]
+        ),
+        .testTarget(
+            name: "YNetworkTests",
+            dependencies: ["YNetwork", "GentleNetworking", "GentleNetworkingTesting"]
         ),
         .testTarget(
             name: "GentleNetworkingTestingTests",

@@ -102,7 +102,7 @@ public struct EndpointRequestBuilder: Sendable {
     }
 
     /// Percent-encodes everything except RFC 3986 unreserved characters.
-    static func percentEncodeQueryComponent(_ string: String) -> String {
+    package static func percentEncodeQueryComponent(_ string: String) -> String {
         percentEncode(string, keeping: isUnreserved, keepingExistingEscapes: false)
     }
 
