@@ -108,7 +108,7 @@ public struct EndpointRequestBuilder: Sendable {
 
     /// Percent-encodes a path: keeps unreserved characters, sub-delims, `:`, `@`, `/`, and
     /// `%XX` escapes that are already there, so a pre-encoded path is not encoded twice.
-    static func percentEncodePath(_ string: String) -> String {
+    package static func percentEncodePath(_ string: String) -> String {
         percentEncode(string, keeping: isPathCharacter, keepingExistingEscapes: true)
     }
 

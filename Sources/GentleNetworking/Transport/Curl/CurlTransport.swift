@@ -17,7 +17,7 @@
     ///   ``URLSessionTransport``: credentials never cross to another origin; a loop is
     ///   ``TransportError/Code/tooManyRedirects``.
     /// - Failures are ``TransportError``s, never a bare libcurl code.
-    public final class CurlTransport: HTTPTransportProtocol {
+    public final class CurlTransport: FileTransferTransport {
         /// Settings for a ``CurlTransport``.
         public struct Configuration: Sendable {
             /// The connect timeout in seconds; 30 by default. A request's shorter

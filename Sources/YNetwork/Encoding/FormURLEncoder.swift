@@ -1,0 +1,88 @@
+import Foundation
+import GentleNetworking
+
+/// Encodes a body as `application/x-www-form-urlencoded`: sorted `key=value` pairs joined by
+/// `&`, with spaces as `+` and everything but RFC 3986 unreserved characters percent-encoded.
+///
+/// The value is a ``ParametersBuilder`` (such as a ``Parameters`` dictionary) or any
+/// `Encodable` whose JSON form is an object of scalars or arrays of scalars. `true` is sent as
+/// a bare key, `false` and `nil` are left out, and an array repeats its key.
+public struct FormURLEncoder: DataEncoder {
+    /// Creates an encoder.
+    public init() {}
+
+    /// `value` as a form body.
+    ///
+    /// - Throws: ``NetworkError/serialization(_:)`` when `value` is not an object (a JSON array
+    ///   or scalar has no keys to send).
+    public func encode<T: Encodable>(_ value: T) throws -> Data {
+        let parameters: Parameters
+        if let builder = value as? ParametersBuilder {
+            parameters = builder.parameters
+        } else {
+            let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value), options: [.fragmentsAllowed])
+            guard let object = json as? [String: Any] else {
+                throw NetworkError.serialization(
+                    FormEncodingError(message: "A form body needs an object with keys, not \(type(of: json))."))
+            }
+            parameters = object
+        }
+        return Data(Self.encode(parameters, spaceAsPlus: true).utf8)
+    }
+
+    /// `parameters` as sorted, percent-encoded `key=value` pairs joined by `&`.
+    ///
+    /// - Parameter spaceAsPlus: Whether spaces are written `+` (form bodies) or `%20`.
+    public static func encode(_ parameters: Parameters, spaceAsPlus: Bool) -> String {
+        var pairs: [String] = []
+        for (key, value) in parameters {
+            let name = component(key, spaceAsPlus: spaceAsPlus)
+            for element in flatten(value) {
+                switch element {
+                case .bare: pairs.append(name)
+                case .text(let text): pairs.append(name + "=" + component(text, spaceAsPlus: spaceAsPlus))
+                }
+            }
+        }
+        return pairs.sorted().joined(separator: "&")
+    }
+
+    private enum Element {
+        case bare
+        case text(String)
+    }
+
+    private static func flatten(_ value: Any) -> [Element] {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return [] }
+            return flatten(wrapped)
+        }
+        // Checked by dynamic type first: on Linux an integer NSNumber also casts to Bool.
+        if type(of: value) == Bool.self, let flag = value as? Bool { return flag ? [.bare] : [] }
+        if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
+            // JSONSerialization's booleans are NSNumbers whose Objective-C type is "c".
+            if String(cString: number.objCType) == "c" { return number.boolValue ? [.bare] : [] }
+            return [.text(number.stringValue)]
+        }
+        switch value {
+        case let text as String: return [.text(text)]
+        case is NSNull: return []
+        case let array as [Any]: return array.flatMap(flatten)
+        default: return [.text(String(describing: value))]
+        }
+    }
+
+    private static func component(_ text: String, spaceAsPlus: Bool) -> String {
+        let encoded = EndpointRequestBuilder.percentEncodeQueryComponent(text)
+        return spaceAsPlus ? encoded.replacingOccurrences(of: "%20", with: "+") : encoded
+    }
+}
+
+/// Why a value could not be form-encoded.
+public struct FormEncodingError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public let message: String
+    /// The message.
+    public var description: String { message }
+}

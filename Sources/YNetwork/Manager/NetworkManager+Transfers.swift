@@ -1,0 +1,201 @@
+import Foundation
+import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Downloads to a file and uploads from a file, with progress.
+///
+/// On Linux these go through libcurl (``URLNetworkEngine``'s file-transfer transport): the body
+/// moves between the socket and the file with constant memory. Progress handlers run on the
+/// main queue with the fraction done; the last call is `1.0` when the transfer succeeds.
+extension NetworkManager {
+    /// Downloads the response body of `request` to a temporary file.
+    ///
+    /// - Parameters:
+    ///   - progress: Called on the main queue with the fraction received; `nil` by default.
+    ///   - completionHandler: Called once, off the main queue, with the temporary file (move it
+    ///     before returning: it is removed afterwards) or the error: ``NetworkError`` (401 is
+    ///     ``NetworkError/unauthenticated``), ``HttpError`` with the body for other statuses, or
+    ///     `CancellationError`.
+    /// - Returns: A handle that cancels the download. It is never `nil` (the optional is kept
+    ///   for source compatibility): a request that cannot be built fails in the handler.
+    @discardableResult
+    public func submitBackgroundDownload(
+        _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: @escaping FileDownloadHandler
+    ) -> Cancelable? {
+        let configuration = self.configuration
+        let sessionManager = request.usesSession ? self.sessionManager : nil
+        let reporter = ProgressReporter(progress)
+        return TransferHandle(
+            Task {
+                let file = FileManager.default.temporaryDirectory
+                    .appendingPathComponent("ynetwork-download-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: file) }
+                do {
+                    var urlRequest = try RequestAssembler(configuration: configuration).build(request).request
+                    sessionManager?.apply(&urlRequest)
+                    let response = try await configuration.networkEngine.download(
+                        urlRequest, to: file, progress: { reporter.report($0.fractionReceived) })
+                    try Task.checkCancellation()
+                    try Self.check(response, bodyFile: file)
+                    await reporter.finish()
+                    completionHandler(.success(file))
+                } catch {
+                    completionHandler(.failure(NetworkError.mapping(error)))
+                }
+            })
+    }
+
+    /// Uploads the body of `request` from a temporary file (a multipart body is written there
+    /// without loading its file parts into memory), then calls `completionHandler` with the
+    /// response body on the main queue.
+    ///
+    /// - Parameters:
+    ///   - progress: Called on the main queue with the fraction sent; `nil` by default.
+    ///   - completionHandler: Called on success only, as in Y-Network; use
+    ///     ``submitBackgroundUpload(_:progress:resultHandler:)`` to see failures too.
+    /// - Returns: A handle that cancels the upload; never `nil`.
+    @discardableResult
+    public func submitBackgroundUpload(
+        _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: FileUploadHandler? = nil
+    ) -> Cancelable? {
+        submitBackgroundUpload(request, progress: progress) { result in
+            if case .success(let data) = result { completionHandler?(data) }
+        }
+    }
+
+    /// Uploads the body of `request` from a temporary file, then calls `resultHandler` on the
+    /// main queue with the response body or the error.
+    ///
+    /// - Returns: A handle that cancels the upload; never `nil`.
+    @discardableResult
+    public func submitBackgroundUpload(
+        _ request: NetworkRequest, progress: ProgressHandler? = nil,
+        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+    ) -> Cancelable? {
+        transfer(request, file: nil, progress: progress, resultHandler: resultHandler)
+    }
+
+    /// Uploads the file at `file` as the body of `request` (its own ``NetworkRequest/body`` is
+    /// ignored), streaming it from disk, then calls `resultHandler` on the main queue with the
+    /// response body or the error.
+    ///
+    /// - Returns: A handle that cancels the upload.
+    @discardableResult
+    public func submitBackgroundUpload(
+        _ request: NetworkRequest, fromFile file: URL, progress: ProgressHandler? = nil,
+        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+    ) -> Cancelable {
+        transfer(request, file: file, progress: progress, resultHandler: resultHandler)
+    }
+
+    private func transfer(
+        _ request: NetworkRequest, file: URL?, progress: ProgressHandler?,
+        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+    ) -> TransferHandle {
+        let configuration = self.configuration
+        let sessionManager = request.usesSession ? self.sessionManager : nil
+        let reporter = ProgressReporter(progress)
+        return TransferHandle(
+            Task {
+                let result: Result<Data, any Error>
+                var temporary: URL?
+                do {
+                    let built = try RequestAssembler(configuration: configuration).build(request)
+                    var urlRequest = built.request
+                    urlRequest.httpBody = nil
+                    let source: URL
+                    if let file {
+                        source = file
+                        built.removeTemporaryFile()
+                    } else if let bodyFile = built.bodyFile {
+                        source = bodyFile
+                        temporary = bodyFile
+                    } else {
+                        let bodyFile = FileManager.default.temporaryDirectory
+                            .appendingPathComponent("ynetwork-upload-\(UUID().uuidString)")
+                        try (built.request.httpBody ?? Data()).write(to: bodyFile)
+                        source = bodyFile
+                        temporary = bodyFile
+                    }
+                    sessionManager?.apply(&urlRequest)
+                    let (data, response) = try await configuration.networkEngine.upload(
+                        urlRequest, fromFile: source, progress: { reporter.report($0.fractionSent) })
+                    try Task.checkCancellation()
+                    try Self.check(response, body: data)
+                    await reporter.finish()
+                    result = .success(data)
+                } catch {
+                    result = .failure(NetworkError.mapping(error))
+                }
+                if let temporary { try? FileManager.default.removeItem(at: temporary) }
+                await onMain { resultHandler(result) }
+            })
+    }
+
+    /// Throws for anything but a 2xx: 401 is ``NetworkError/unauthenticated``, others ``HttpError``.
+    static func check(_ response: URLResponse, body: Data) throws {
+        guard let http = response as? HTTPURLResponse else { throw NetworkError.invalidResponse }
+        switch http.statusCode {
+        case 200..<300: return
+        case 401: throw NetworkError.unauthenticated
+        default: throw HttpError(response: http, data: body)
+        }
+    }
+
+    /// ``check(_:body:)`` for a download, whose error body (up to 1 MiB) is read from the file.
+    static func check(_ response: URLResponse, bodyFile: URL) throws {
+        guard let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) else {
+            try check(response, body: Data())
+            return
+        }
+        let handle = try? FileHandle(forReadingFrom: bodyFile)
+        let body = (try? handle?.read(upToCount: 1 << 20)) ?? nil
+        try? handle?.close()
+        try check(response, body: body ?? Data())
+    }
+}
+
+/// Runs `work` on the main queue and waits for it.
+func onMain(_ work: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        DispatchQueue.main.async {
+            work()
+            done.resume()
+        }
+    }
+}
+
+/// Sends progress fractions to a handler on the main queue: only when the value grows, and a
+/// final `1.0` on success.
+final class ProgressReporter: Sendable {
+    private let handler: ProgressHandler?
+    private let last = Locked<Double>(-1)
+
+    init(_ handler: ProgressHandler?) {
+        self.handler = handler
+    }
+
+    func report(_ fraction: Double?) {
+        guard let handler, let fraction else { return }
+        let advanced = last.withLock { last -> Bool in
+            guard fraction > last else { return false }
+            last = fraction
+            return true
+        }
+        if advanced { DispatchQueue.main.async { handler(fraction) } }
+    }
+
+    /// Reports `1.0` unless it was the last value, and waits until the main queue has run every
+    /// report sent so far.
+    func finish() async {
+        guard let handler else { return }
+        let needed = last.withLock { last -> Bool in
+            defer { last = 1 }
+            return last < 1
+        }
+        await onMain { if needed { handler(1) } }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a ``NetworkManager`` builds and sends requests. Every field has a default, and a
+/// manager that was never configured uses `NetworkManagerConfiguration()`.
+public struct NetworkManagerConfiguration: Sendable {
+    /// The base of relative paths; `nil` by default. A request's own base path wins.
+    public let basePath: PathRepresentable?
+    /// Headers added to every request (a request's own headers win); `nil` by default.
+    public let headers: HttpHeaders?
+    /// Encoders and decoders; ``JSONDataParserFactory`` by default. A request's own wins.
+    public let parserFactory: DataParserFactory
+    /// The timeout in seconds; `0` (the default) for the transport's own. A request's own
+    /// non-zero timeout wins.
+    public let timeoutInterval: TimeInterval
+    /// The cache policy; `nil` (the default) for `.useProtocolCachePolicy`. A request's own wins.
+    public let cachePolicy: URLRequest.CachePolicy?
+    /// What sends requests; ``URLNetworkEngine`` by default.
+    public let networkEngine: NetworkEngine
+    private let delegateBox: WeakSessionDelegate
+
+    /// A `URLSession` delegate, held weakly, for a `URLSession`-backed engine; `nil` by default.
+    public var sessionDelegate: URLSessionDelegate? { delegateBox.value }
+
+    /// Creates a configuration.
+    public init(
+        basePath: PathRepresentable? = nil, headers: HttpHeaders? = nil,
+        parserFactory: DataParserFactory = JSONDataParserFactory(), timeoutInterval: TimeInterval = 0,
+        cachePolicy: URLRequest.CachePolicy? = nil, sessionDelegate: URLSessionDelegate? = nil,
+        networkEngine: NetworkEngine = URLNetworkEngine()
+    ) {
+        self.basePath = basePath
+        self.headers = headers
+        self.parserFactory = parserFactory
+        self.timeoutInterval = max(0, timeoutInterval)
+        self.cachePolicy = cachePolicy
+        self.delegateBox = WeakSessionDelegate(sessionDelegate)
+        self.networkEngine = networkEngine
+    }
+
+    /// The part of the configuration the engine sets itself up with.
+    public var engineConfiguration: NetworkEngineConfiguration {
+        NetworkEngineConfiguration(
+            headers: headers, timeoutInterval: timeoutInterval, cachePolicy: cachePolicy,
+            sessionDelegate: sessionDelegate)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// A multipart (`multipart/form-data`) body: named parts and the boundary between them.
+///
+/// Parts are written in name order. Bodies up to ``streamingThreshold`` are built in memory;
+/// larger ones are written to a temporary file and sent from it, so a large file part never
+/// sits in memory (give it with ``MultipartFileInfo/init(fileName:fileURL:mimeType:)``).
+public protocol MultipartBuilder: BodyBuilder {
+    /// The parts, by field name.
+    var parts: [String: MultipartElement] { get }
+    /// The boundary; it must not occur in any part.
+    var boundary: String { get }
+}
+
+extension MultipartBuilder {
+    /// The size above which a body is streamed from a temporary file: 10 MiB.
+    public static var streamingThreshold: Int64 { 10 * 1024 * 1024 }
+
+    /// The whole body in memory (the encoder is not used: parts carry their own bytes).
+    ///
+    /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file part cannot be read.
+    public func body(encoder: DataEncoder?) throws -> Data {
+        var data = Data()
+        for name in parts.keys.sorted() {
+            guard let part = parts[name] else { continue }
+            data.append(Data("--\(boundary)\r\n".utf8))
+            if case .file(let info) = part, let url = info.fileURL {
+                data.append(Data(part.head(name: name).utf8))
+                do {
+                    data.append(try Data(contentsOf: url))
+                } catch {
+                    throw MultipartError.unreadableFile(url)
+                }
+                data.append(Data("\r\n".utf8))
+            } else {
+                part.encode(data: &data, name: name)
+            }
+        }
+        data.append(Data("--\(boundary)--\r\n".utf8))
+        return data
+    }
+
+    /// The exact size of the body in bytes, without reading any file.
+    ///
+    /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file's size cannot be read.
+    public func contentLength() throws -> Int64 {
+        var total = Int64("--\(boundary)--\r\n".utf8.count)
+        for (name, part) in parts {
+            total += Int64("--\(boundary)\r\n".utf8.count + part.head(name: name).utf8.count + 2)
+            do {
+                total += try part.contentLength()
+            } catch {
+                if case .file(let info) = part, let url = info.fileURL { throw MultipartError.unreadableFile(url) }
+                throw error
+            }
+        }
+        return total
+    }
+
+    /// Writes the body to the file at `destination` (replacing it), copying file parts from
+    /// disk in 256 KiB chunks, so memory stays constant whatever the size.
+    ///
+    /// - Throws: ``MultipartError`` when a file cannot be read or the destination written.
+    public func writeBody(to destination: URL) throws {
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
+            let output = try? FileHandle(forWritingTo: destination)
+        else {
+            throw MultipartError.cannotWrite(destination)
+        }
+        defer { try? output.close() }
+        func write(_ data: Data) throws {
+            do { try output.write(contentsOf: data) } catch { throw MultipartError.cannotWrite(destination) }
+        }
+        for name in parts.keys.sorted() {
+            guard let part = parts[name] else { continue }
+            try write(Data("--\(boundary)\r\n".utf8))
+            switch part {
+            case .file(let info) where info.fileURL != nil:
+                guard let url = info.fileURL, let input = try? FileHandle(forReadingFrom: url) else {
+                    throw MultipartError.unreadableFile(info.fileURL ?? destination)
+                }
+                defer { try? input.close() }
+                try write(Data(part.head(name: name).utf8))
+                while true {
+                    let chunk: Data?
+                    do { chunk = try input.read(upToCount: 256 * 1024) } catch {
+                        throw MultipartError.unreadableFile(url)
+                    }
+                    guard let chunk, !chunk.isEmpty else { break }
+                    try write(chunk)
+                }
+                try write(Data("\r\n".utf8))
+            default:
+                var data = Data()
+                part.encode(data: &data, name: name)
+                try write(data)
+            }
+        }
+        try write(Data("--\(boundary)--\r\n".utf8))
+    }
+}
+
+/// A ready-made ``MultipartBuilder`` from a dictionary of parts.
+public struct MultipartForm: MultipartBuilder {
+    /// The parts, by field name.
+    public let parts: [String: MultipartElement]
+    /// The boundary.
+    public let boundary: String
+
+    /// Creates a form; the boundary is a fresh random one by default.
+    public init(parts: [String: MultipartElement], boundary: String = "YNetwork-" + UUID().uuidString) {
+        self.parts = parts
+        self.boundary = boundary
+    }
+}
+
+/// Why a multipart body could not be built.
+public enum MultipartError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file part could not be read.
+    case unreadableFile(URL)
+    /// The temporary body file could not be written.
+    case cannotWrite(URL)
+
+    /// A sentence naming the file.
+    public var description: String {
+        switch self {
+        case .unreadableFile(let url): "Cannot read the multipart file \(url.path)."
+        case .cannotWrite(let url): "Cannot write the multipart body to \(url.path)."
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// One part of a multipart body: a form field or a file.
+public enum MultipartElement: Sendable {
+    /// A text field; the value's `description` is sent.
+    case formField(value: any CustomStringConvertible & Sendable)
+    /// A file.
+    case file(info: any MultipartFile)
+
+    /// Appends this part (its headers, a blank line, its bytes and the closing CRLF) to `data`.
+    ///
+    /// A file given by URL is read into `data`; prefer ``MultipartBuilder/writeBody(to:)`` for
+    /// large files. An unreadable file is written as empty here; `writeBody(to:)` throws instead.
+    public func encode(data: inout Data, name: String) {
+        data.append(Data(head(name: name).utf8))
+        switch self {
+        case .formField(let value):
+            data.append(Data(value.description.utf8))
+        case .file(let info):
+            if let url = info.fileURL {
+                data.append((try? Data(contentsOf: url)) ?? Data())
+            } else if let bytes = info.data {
+                data.append(bytes)
+            }
+        }
+        data.append(Data("\r\n".utf8))
+    }
+
+    /// The part's headers and the blank line after them.
+    func head(name: String) -> String {
+        switch self {
+        case .formField:
+            "Content-Disposition: form-data; name=\"\(Self.quoted(name))\"\r\n\r\n"
+        case .file(let info):
+            "Content-Disposition: form-data; name=\"\(Self.quoted(name))\"; filename=\"\(Self.quoted(info.fileName))\"\r\n"
+                + "Content-Type: \(Self.headerSafe(info.mimeType))\r\n\r\n"
+        }
+    }
+
+    /// The size of the part's body bytes, without reading a file (from its size on disk).
+    func contentLength() throws -> Int64 {
+        switch self {
+        case .formField(let value):
+            return Int64(value.description.utf8.count)
+        case .file(let info):
+            if let url = info.fileURL {
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            }
+            return Int64(info.data?.count ?? 0)
+        }
+    }
+
+    /// A name or file name inside quotes, escaped as HTML forms do: `"` → `%22`, CR → `%0D`,
+    /// LF → `%0A`, so no value can end the header or add one.
+    static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    /// A header value with CR and LF removed.
+    static func headerSafe(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// How a request body is encoded, which also sets its `Content-Type`; `.JSON` by default.
+public enum RequestContentType: Sendable, Equatable {
+    /// No body type: no `Content-Type` is sent.
+    case none
+    /// `application/json`, encoded by the parser factory's JSON encoder.
+    case JSON
+    /// Raw bytes (`Data` bodies are sent as they are); no `Content-Type` is sent.
+    case binary
+    /// `application/x-www-form-urlencoded; charset=utf-8`: sorted `key=value` pairs.
+    case formURLEncoded
+    /// `multipart/form-data` with the given boundary.
+    case multipart(boundary: String)
+
+    /// The header name this type sets: `Content-Type`.
+    public static let field = "Content-Type"
+
+    /// The `Content-Type` value, or `nil` for `.none` and `.binary`.
+    public var value: String? {
+        switch self {
+        case .none, .binary: nil
+        case .JSON: "application/json"
+        case .formURLEncoded: "application/x-www-form-urlencoded; charset=utf-8"
+        case .multipart(let boundary): "multipart/form-data; boundary=\(boundary)"
+        }
+    }
+
+    /// The header as a `(field, value)` pair, or `nil` when there is no value.
+    public var header: HttpHeader? {
+        value.map { (field: Self.field, value: $0) }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// How a response body is parsed, which also sets the `Accept` header; `.JSON` by default.
+///
+/// - `.none`: the body is ignored and the result is ``EmptyNetworkResponse``.
+/// - `.JSON`: decoded by the parser factory's decoder; an empty body is ``NetworkError/noData``.
+/// - `.binary`: the body is returned as `Data`.
+public enum ResponseContentType: Sendable, Equatable, CaseIterable {
+    /// Nothing to parse.
+    case none
+    /// JSON (`Accept: application/json`).
+    case JSON
+    /// Raw bytes.
+    case binary
+
+    /// The header name this type sets: `Accept`.
+    public static let field = "Accept"
+
+    /// The `Accept` value: `application/json` for `.JSON`, otherwise `nil`.
+    public var value: String? {
+        self == .JSON ? "application/json" : nil
+    }
+
+    /// The header as a `(field, value)` pair, or `nil` when there is no value.
+    public var header: HttpHeader? {
+        value.map { (field: Self.field, value: $0) }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A response with a status other than 2xx and 401 (which is ``NetworkError/unauthenticated``):
+/// its status, headers and body, nothing lost.
+public struct HttpError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status code.
+    public let statusCode: Int
+    /// The response headers, as the response spelled them.
+    public let headers: [String: String]
+    /// The body, read as JSON where possible.
+    public let body: HttpResponseType
+    /// The body, exactly as received.
+    public let data: Data
+
+    /// Creates the error for `response` and its body.
+    public init(response: HTTPURLResponse, data: Data?) {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers[String(describing: name)] = String(describing: value)
+        }
+        self.init(statusCode: response.statusCode, headers: headers, data: data ?? Data())
+    }
+
+    /// Creates the error from its parts.
+    public init(statusCode: Int, headers: [String: String], data: Data) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.data = data
+        self.body = data.toHttpResponse()
+    }
+
+    /// Such as `HTTP 404 (12 bytes)`; the body itself is left out, as it may hold personal data.
+    public var description: String {
+        "HTTP \(statusCode) (\(data.count) bytes)"
+    }
+
+    /// The value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The errors ``NetworkManager`` throws besides ``HttpError``. Transport failures that mean "no
+/// network" or "bad TLS" are mapped to ``noInternet(_:)`` and ``invalidSSL(_:)``; any other
+/// transport error (a timeout, cancellation) is thrown as it is.
+public enum NetworkError: Error, Equatable {
+    /// A relative path with no base path in the request or the configuration.
+    case noBasePath
+    /// The path, base path and query do not form a URL.
+    case invalidURL
+    /// The manager or engine was used in a state that needs configuration.
+    case notConfigured
+    /// The response was not an HTTP response.
+    case invalidResponse
+    /// A JSON response had an empty body.
+    case noData
+    /// The response type does not produce the requested Swift type (for example `.none` and a
+    /// type other than ``EmptyNetworkResponse``).
+    case unexpectedResponse(type: ResponseContentType)
+    /// The body could not be decoded; the decoder's error.
+    case deserialization(any Error)
+    /// The request body could not be encoded; the encoder's error.
+    case serialization(any Error)
+    /// The response type needs a decoder and the parser factory has none.
+    case noDecoder
+    /// The request type needs an encoder and the parser factory has none.
+    case noEncoder
+    /// The server answered 401, also after one credential refresh when a session manager is set.
+    case unauthenticated
+    /// TLS failed: an untrusted or invalid certificate, a failed handshake, or a pin mismatch.
+    case invalidSSL(any Error)
+    /// The server could not be reached: no network, name not resolved, connection refused or lost.
+    case noInternet(any Error)
+
+    /// Cases are equal when their kinds are; wrapped errors compare by their description.
+    public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool {
+        switch (lhs, rhs) {
+        case (.noBasePath, .noBasePath), (.invalidURL, .invalidURL), (.notConfigured, .notConfigured),
+            (.invalidResponse, .invalidResponse), (.noData, .noData), (.noDecoder, .noDecoder),
+            (.noEncoder, .noEncoder), (.unauthenticated, .unauthenticated):
+            return true
+        case (.unexpectedResponse(let left), .unexpectedResponse(let right)):
+            return left == right
+        case (.deserialization(let left), .deserialization(let right)),
+            (.serialization(let left), .serialization(let right)),
+            (.invalidSSL(let left), .invalidSSL(let right)),
+            (.noInternet(let left), .noInternet(let right)):
+            return String(describing: left) == String(describing: right)
+        default:
+            return false
+        }
+    }
+
+    /// `error` as a ``NetworkError`` where one applies (unreachable network, TLS), else `error`.
+    public static func mapping(_ error: any Error) -> any Error {
+        if error is NetworkError || error is HttpError || error is CancellationError { return error }
+        if let transport = error as? TransportError {
+            switch transport.code {
+            case .tlsFailure, .pinMismatch: return NetworkError.invalidSSL(transport)
+            case .cannotResolveHost, .cannotConnect, .connectionLost, .notConnectedToInternet:
+                return NetworkError.noInternet(transport)
+            default: return transport
+            }
+        }
+        if let url = error as? URLError {
+            switch url.code {
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+                return NetworkError.invalidSSL(url)
+            case .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet,
+                .dnsLookupFailed:
+                return NetworkError.noInternet(url)
+            default: return url
+            }
+        }
+        return error
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// The standard claims of a JSON Web Token (RFC 7519).
+public protocol JWTTokenRepresentable: Sendable {
+    /// The decoded header.
+    var header: [String: Any] { get }
+    /// The decoded payload.
+    var body: [String: Any] { get }
+    /// The signature part (base64url), or `nil` when empty.
+    var signature: String? { get }
+    /// The token as it was given.
+    var string: String { get }
+    /// `exp`, or `nil`.
+    var expiresAt: Date? { get }
+    /// `iss`, or `nil`.
+    var issuer: String? { get }
+    /// `sub`, or `nil`.
+    var subject: String? { get }
+    /// `aud` (a single audience becomes a one-element array), or `nil`.
+    var audience: [String]? { get }
+    /// `iat`, or `nil`.
+    var issuedAt: Date? { get }
+    /// `nbf`, or `nil`.
+    var notBefore: Date? { get }
+    /// `jti`, or `nil`.
+    var identifier: String? { get }
+    /// Whether `exp` is now or in the past; `false` for a token without `exp`.
+    var isExpired: Bool { get }
+}
+
+/// A decoded (not verified) JSON Web Token, for reading its claims, such as its expiry.
+///
+/// The signature is not checked: use this to decide when to refresh, never to trust a token.
+/// Malformed input throws ``JWTDecodeError``; it never crashes.
+public struct JWTToken: JWTTokenRepresentable, Equatable {
+    /// The token as it was given.
+    public let string: String
+    /// The signature part, or `nil` when empty.
+    public let signature: String?
+    /// `exp`, or `nil`.
+    public let expiresAt: Date?
+    /// `iss`, or `nil`.
+    public let issuer: String?
+    /// `sub`, or `nil`.
+    public let subject: String?
+    /// `aud`, or `nil`.
+    public let audience: [String]?
+    /// `iat`, or `nil`.
+    public let issuedAt: Date?
+    /// `nbf`, or `nil`.
+    public let notBefore: Date?
+    /// `jti`, or `nil`.
+    public let identifier: String?
+    private let headerJSON: Data
+    private let bodyJSON: Data
+    private let now: @Sendable () -> Date
+
+    /// Decodes `jwtString`.
+    ///
+    /// - Throws: ``JWTDecodeError/invalidPartCount(_:_:)`` unless there are three `.`-separated
+    ///   parts, ``JWTDecodeError/invalidBase64(_:)`` when the header or payload is not base64url,
+    ///   ``JWTDecodeError/invalidJSON(_:)`` when either is not a JSON object.
+    public init(jwtString: String) throws {
+        try self.init(jwtString: jwtString, now: { Date() })
+    }
+
+    /// Decodes `jwtString`, reading the current time from `now` (for tests).
+    public init(jwtString: String, now: @escaping @Sendable () -> Date) throws {
+        let parts = jwtString.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw JWTDecodeError.invalidPartCount(jwtString, parts.count) }
+        let headerJSON = try Self.decodePart(parts[0])
+        let bodyJSON = try Self.decodePart(parts[1])
+        guard let body = try? JSONSerialization.jsonObject(with: bodyJSON) as? [String: Any] else {
+            throw JWTDecodeError.invalidJSON(String(parts[1]))
+        }
+        guard (try? JSONSerialization.jsonObject(with: headerJSON) as? [String: Any]) != nil else {
+            throw JWTDecodeError.invalidJSON(String(parts[0]))
+        }
+        self.string = jwtString
+        self.signature = parts[2].isEmpty ? nil : String(parts[2])
+        self.headerJSON = headerJSON
+        self.bodyJSON = bodyJSON
+        self.now = now
+        self.expiresAt = Self.date(body["exp"])
+        self.issuedAt = Self.date(body["iat"])
+        self.notBefore = Self.date(body["nbf"])
+        self.issuer = body["iss"] as? String
+        self.subject = body["sub"] as? String
+        self.identifier = body["jti"] as? String
+        if let single = body["aud"] as? String {
+            self.audience = [single]
+        } else {
+            self.audience = (body["aud"] as? [Any])?.compactMap { $0 as? String }
+        }
+    }
+
+    /// The decoded header.
+    public var header: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: headerJSON) as? [String: Any]) ?? [:]
+    }
+
+    /// The decoded payload.
+    public var body: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: bodyJSON) as? [String: Any]) ?? [:]
+    }
+
+    /// Whether `exp` is now or in the past; `false` without `exp`.
+    public var isExpired: Bool {
+        guard let expiresAt else { return false }
+        return expiresAt <= now()
+    }
+
+    /// Tokens are equal when their text is.
+    public static func == (lhs: JWTToken, rhs: JWTToken) -> Bool {
+        lhs.string == rhs.string
+    }
+
+    private static func decodePart(_ part: Substring) throws -> Data {
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let remainder = base64.count % 4
+        if remainder == 1 { throw JWTDecodeError.invalidBase64(String(part)) }
+        if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }
+        guard let data = Data(base64Encoded: base64) else { throw JWTDecodeError.invalidBase64(String(part)) }
+        return data
+    }
+
+    /// Seconds since 1970, as a number or a numeric string.
+    private static func date(_ value: Any?) -> Date? {
+        switch value {
+        case let number as NSNumber: Date(timeIntervalSince1970: number.doubleValue)
+        case let text as String: Double(text).map(Date.init(timeIntervalSince1970:))
+        default: nil
+        }
+    }
+}
+
+/// Why a string is not a JSON Web Token.
+public enum JWTDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A part is not valid base64url.
+    case invalidBase64(String)
+    /// The header or payload is not a JSON object.
+    case invalidJSON(String)
+    /// The token does not have three `.`-separated parts: the token and the count found.
+    case invalidPartCount(String, Int)
+
+    /// A sentence without the token itself (it is a credential).
+    public var description: String {
+        switch self {
+        case .invalidBase64: "A part of the JWT is not valid base64url."
+        case .invalidJSON: "The JWT header or payload is not a JSON object."
+        case .invalidPartCount(_, let count): "A JWT has 3 parts separated by '.'; this one has \(count)."
+        }
+    }
+}
