@@ -26,9 +26,12 @@ public struct URLBuilder: Sendable {
             throw NetworkError.noBasePath
         }
         let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
-        // Characters a path cannot hold (spaces, non-ASCII) are percent-encoded; existing escapes stay.
-        let trimmedPath = EndpointRequestBuilder.percentEncodePath(
-            path.hasPrefix("/") ? String(path.dropFirst()) : path)
+        // Characters a path cannot hold (spaces, non-ASCII) are percent-encoded; existing escapes
+        // stay, and a query already in the path is kept as it is.
+        let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
+        let trimmedPath =
+            EndpointRequestBuilder.percentEncodePath(String(relative[..<queryStart])) + relative[queryStart...]
         return trimmedPath.isEmpty ? trimmedBase : trimmedBase + "/" + trimmedPath
     }
 

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import YNetwork
+
+struct Probe: NetworkRequest {
+    var path: PathRepresentable
+    var basePath: PathRepresentable? = nil
+    var queryParameters: ParametersBuilder? { parameters }
+    var requestType: RequestContentType = .JSON
+    nonisolated(unsafe) var parameters: Parameters? = nil
+}
+
+@Suite("URLBuilder: paths, bases and queries as Y-Network builds them")
+struct URLBuilderTests {
+    let configuration = NetworkManagerConfiguration(basePath: "https://api.example.com/v1")
+
+    func url(_ probe: Probe, configuration: NetworkManagerConfiguration? = nil) throws -> String {
+        try URLBuilder().url(for: probe, configuration: configuration ?? self.configuration).absoluteString
+    }
+
+    @Test("An absolute path is used as it is, whatever the base paths")
+    func absolutePath() throws {
+        #expect(try url(Probe(path: "https://other.example/x?y=1", basePath: "https://ignored")) == "https://other.example/x?y=1")
+        #expect(try url(Probe(path: "HTTP://upper.example/a")) == "HTTP://upper.example/a")
+    }
+
+    @Test(
+        "Base and path are joined with exactly one slash",
+        arguments: [
+            ("https://h.example/v1", "users"), ("https://h.example/v1/", "users"), ("https://h.example/v1", "/users"),
+            ("https://h.example/v1/", "/users"),
+        ])
+    func singleSlash(base: String, path: String) throws {
+        #expect(try url(Probe(path: path, basePath: base)) == "https://h.example/v1/users")
+    }
+
+    @Test("The request's base path wins over the configuration's; the configuration's is the fallback")
+    func basePrecedence() throws {
+        #expect(try url(Probe(path: "a", basePath: "https://mine.example")) == "https://mine.example/a")
+        #expect(try url(Probe(path: "a")) == "https://api.example.com/v1/a")
+    }
+
+    @Test("A relative path with no base anywhere is NetworkError.noBasePath")
+    func noBasePath() {
+        #expect(throws: NetworkError.noBasePath) {
+            try URLBuilder().url(for: Probe(path: "users"), configuration: NetworkManagerConfiguration())
+        }
+        #expect(throws: NetworkError.noBasePath) { try URLBuilder().url(for: Probe(path: "users"), configuration: nil) }
+    }
+
+    @Test("Text that is not an http(s) URL is NetworkError.invalidURL, not a crash")
+    func invalidURL() {
+        #expect(throws: NetworkError.invalidURL) {
+            try URLBuilder().url(for: Probe(path: "x", basePath: "not a url"), configuration: nil)
+        }
+        #expect(throws: NetworkError.invalidURL) {
+            try URLBuilder().url(for: Probe(path: "x", basePath: "ftp://files.example"), configuration: nil)
+        }
+    }
+
+    @Test("Characters a path cannot hold are percent-encoded; existing escapes are kept")
+    func pathEncoding() throws {
+        #expect(try url(Probe(path: "users/Ada Lovelace/ü")) == "https://api.example.com/v1/users/Ada%20Lovelace/%C3%BC")
+        #expect(try url(Probe(path: "users/a%2Fb")) == "https://api.example.com/v1/users/a%2Fb")
+    }
+
+    @Test("Query: sorted, encoded, true as a bare key, false and nil left out, arrays repeated")
+    func query() throws {
+        let missing: String? = nil
+        let probe = Probe(
+            path: "search",
+            parameters: [
+                "q": "fish & chips", "page": 2, "debug": true, "hidden": false, "none": missing as Any,
+                "tag": ["b", "a"], "ratio": 0.5,
+            ])
+        #expect(
+            try url(probe)
+                == "https://api.example.com/v1/search?debug&page=2&q=fish%20%26%20chips&ratio=0.5&tag=a&tag=b")
+    }
+
+    @Test("An integer 1 or 0 is a number, never a boolean")
+    func integersAreNotBooleans() throws {
+        #expect(try url(Probe(path: "p", parameters: ["one": 1, "zero": 0])) == "https://api.example.com/v1/p?one=1&zero=0")
+    }
+
+    @Test("A path that already has a query gets the parameters after &")
+    func existingQuery() throws {
+        #expect(try url(Probe(path: "p?x=1", parameters: ["y": "2"])) == "https://api.example.com/v1/p?x=1&y=2")
+    }
+
+    @Test("With a .formURLEncoded request type, spaces in the query are +")
+    func formSpaces() throws {
+        let probe = Probe(path: "p", requestType: .formURLEncoded, parameters: ["q": "a b+c"])
+        #expect(try url(probe) == "https://api.example.com/v1/p?q=a+b%2Bc")
+    }
+
+    @Test("PathRepresentable: String and String-backed enums")
+    func pathRepresentable() {
+        enum Paths: String, PathRepresentable { case users = "v2/users" }
+        #expect(Paths.users.pathValue == "v2/users")
+        #expect("x".pathValue == "x")
+    }
+}

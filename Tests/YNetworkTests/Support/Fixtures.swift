@@ -1,0 +1,124 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import YNetwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The README's `User`, which the README uses without declaring.
+struct User: Codable, Sendable, Equatable {
+    let id: Int
+    let name: String
+}
+
+/// Sends every request to the loopback server instead of its own host (keeping path and
+/// query), so README samples with `https://myendpoint.com/...` paths run on the wire.
+struct LoopbackRedirectingTransport: HTTPTransportProtocol {
+    let server: LoopbackServer
+    let inner: any HTTPTransportProtocol
+
+    init(server: LoopbackServer, inner: any HTTPTransportProtocol = DefaultTransport.make()) {
+        self.server = server
+        self.inner = inner
+    }
+
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var rewritten = request
+        if let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.scheme = "http"
+            components.host = "127.0.0.1"
+            components.port = Int(server.port)
+            rewritten.url = components.url
+        }
+        return try await inner.data(for: rewritten)
+    }
+}
+
+/// A manager configured for the loopback server, through `transport` (the default one unless given).
+func makeManager(
+    server: LoopbackServer, basePath: String? = nil, headers: HttpHeaders? = nil, timeoutInterval: TimeInterval = 0,
+    transport: (any HTTPTransportProtocol)? = nil, sessionManager: (any SessionManager)? = nil
+) -> NetworkManager {
+    let manager = NetworkManager()
+    manager.configure(
+        with: NetworkManagerConfiguration(
+            basePath: basePath ?? server.baseURL.absoluteString, headers: headers, timeoutInterval: timeoutInterval,
+            networkEngine: URLNetworkEngine(transport: transport)),
+        sessionManager: sessionManager)
+    return manager
+}
+
+/// One part of a multipart body as a server parses it.
+struct ReceivedPart: Equatable {
+    var headers: [String: String]
+    var body: Data
+
+    var name: String? { disposition("name") }
+    var fileName: String? { disposition("filename") }
+
+    private func disposition(_ key: String) -> String? {
+        guard let header = headers["content-disposition"] else { return nil }
+        for item in header.split(separator: ";") {
+            let pair = item.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0] == key { return String(pair[1]).trimmingCharacters(in: ["\""]) }
+        }
+        return nil
+    }
+}
+
+/// Parses a `multipart/form-data` body the way a server does, strictly: every delimiter, CRLF
+/// and the closing delimiter must be where RFC 7578 puts them, or this returns `nil`.
+func parseMultipart(_ body: Data, boundary: String) -> [ReceivedPart]? {
+    let delimiter = Data("--\(boundary)".utf8)
+    let crlf = Data("\r\n".utf8)
+    guard body.starts(with: delimiter) else { return nil }
+    var parts: [ReceivedPart] = []
+    var cursor = body.startIndex + delimiter.count
+    while true {
+        let rest = body[cursor...]
+        if rest.starts(with: Data("--\r\n".utf8)) { return cursor + 4 == body.endIndex ? parts : nil }
+        guard rest.starts(with: crlf) else { return nil }
+        cursor += 2
+        guard let headerEnd = body.range(of: Data("\r\n\r\n".utf8), in: cursor..<body.endIndex) else { return nil }
+        var headers: [String: String] = [:]
+        for line in String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n") {
+            let pair = line.split(separator: ":", maxSplits: 1)
+            guard pair.count == 2 else { return nil }
+            headers[pair[0].lowercased()] = pair[1].trimmingCharacters(in: .whitespaces)
+        }
+        let contentStart = headerEnd.upperBound
+        guard let next = body.range(of: crlf + delimiter, in: contentStart..<body.endIndex) else { return nil }
+        parts.append(ReceivedPart(headers: headers, body: Data(body[contentStart..<next.lowerBound])))
+        cursor = next.upperBound
+    }
+}
+
+/// Collects values from any thread.
+final class Recorder<Value: Sendable>: Sendable {
+    private let storage = Locked<[Value]>([])
+
+    func append(_ value: Value) {
+        storage.withLock { $0.append(value) }
+    }
+
+    var values: [Value] { storage.withLock { $0 } }
+}
+
+/// A fresh file of `size` bytes with a repeating pattern; removed by the caller.
+func makePatternFile(size: Int) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ynetwork-tests-\(UUID().uuidString)")
+    var pattern = Data(count: 64 * 1024)
+    for index in pattern.indices { pattern[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+    let handle = try FileHandle(forWritingTo: url)
+    var remaining = size
+    while remaining > 0 {
+        let chunk = pattern.prefix(remaining)
+        try handle.write(contentsOf: chunk)
+        remaining -= chunk.count
+    }
+    try handle.close()
+    return url
+}
