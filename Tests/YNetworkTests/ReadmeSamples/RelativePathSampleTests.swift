@@ -53,7 +53,8 @@ struct RelativePathSampleTests {
         let manager = NetworkManager()
         manager.configure(
             with: NetworkManagerConfiguration(
-                basePath: "https://ignored.example", networkEngine: URLNetworkEngine(
+                basePath: "https://ignored.example",
+                networkEngine: URLNetworkEngine(
                     transport: LoopbackRedirectingTransport(server: server))))
         let users: [User] = try await manager.submit(GetUsersRequest())
         #expect(users == [User(id: 3, name: "Grace")])

@@ -20,7 +20,9 @@ struct URLBuilderTests {
 
     @Test("An absolute path is used as it is, whatever the base paths")
     func absolutePath() throws {
-        #expect(try url(Probe(path: "https://other.example/x?y=1", basePath: "https://ignored")) == "https://other.example/x?y=1")
+        #expect(
+            try url(Probe(path: "https://other.example/x?y=1", basePath: "https://ignored"))
+                == "https://other.example/x?y=1")
         #expect(try url(Probe(path: "HTTP://upper.example/a")) == "HTTP://upper.example/a")
     }
 
@@ -40,27 +42,30 @@ struct URLBuilderTests {
         #expect(try url(Probe(path: "a")) == "https://api.example.com/v1/a")
     }
 
-    @Test("A relative path with no base anywhere is NetworkError.noBasePath")
+    @Test("A relative path with no base anywhere is YNetwork.NetworkError.noBasePath")
     func noBasePath() {
-        #expect(throws: NetworkError.noBasePath) {
+        #expect(throws: YNetwork.NetworkError.noBasePath) {
             try URLBuilder().url(for: Probe(path: "users"), configuration: NetworkManagerConfiguration())
         }
-        #expect(throws: NetworkError.noBasePath) { try URLBuilder().url(for: Probe(path: "users"), configuration: nil) }
+        #expect(throws: YNetwork.NetworkError.noBasePath) {
+            try URLBuilder().url(for: Probe(path: "users"), configuration: nil)
+        }
     }
 
-    @Test("Text that is not an http(s) URL is NetworkError.invalidURL, not a crash")
+    @Test("Text that is not an http(s) URL is YNetwork.NetworkError.invalidURL, not a crash")
     func invalidURL() {
-        #expect(throws: NetworkError.invalidURL) {
+        #expect(throws: YNetwork.NetworkError.invalidURL) {
             try URLBuilder().url(for: Probe(path: "x", basePath: "not a url"), configuration: nil)
         }
-        #expect(throws: NetworkError.invalidURL) {
+        #expect(throws: YNetwork.NetworkError.invalidURL) {
             try URLBuilder().url(for: Probe(path: "x", basePath: "ftp://files.example"), configuration: nil)
         }
     }
 
     @Test("Characters a path cannot hold are percent-encoded; existing escapes are kept")
     func pathEncoding() throws {
-        #expect(try url(Probe(path: "users/Ada Lovelace/ü")) == "https://api.example.com/v1/users/Ada%20Lovelace/%C3%BC")
+        #expect(
+            try url(Probe(path: "users/Ada Lovelace/ü")) == "https://api.example.com/v1/users/Ada%20Lovelace/%C3%BC")
         #expect(try url(Probe(path: "users/a%2Fb")) == "https://api.example.com/v1/users/a%2Fb")
     }
 
@@ -80,7 +85,8 @@ struct URLBuilderTests {
 
     @Test("An integer 1 or 0 is a number, never a boolean")
     func integersAreNotBooleans() throws {
-        #expect(try url(Probe(path: "p", parameters: ["one": 1, "zero": 0])) == "https://api.example.com/v1/p?one=1&zero=0")
+        #expect(
+            try url(Probe(path: "p", parameters: ["one": 1, "zero": 0])) == "https://api.example.com/v1/p?one=1&zero=0")
     }
 
     @Test("A path that already has a query gets the parameters after &")

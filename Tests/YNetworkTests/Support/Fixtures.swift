@@ -83,7 +83,8 @@ func parseMultipart(_ body: Data, boundary: String) -> [ReceivedPart]? {
         cursor += 2
         guard let headerEnd = body.range(of: Data("\r\n\r\n".utf8), in: cursor..<body.endIndex) else { return nil }
         var headers: [String: String] = [:]
-        for line in String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n") {
+        for line in String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        {
             let pair = line.split(separator: ":", maxSplits: 1)
             guard pair.count == 2 else { return nil }
             headers[pair[0].lowercased()] = pair[1].trimmingCharacters(in: .whitespaces)
@@ -121,4 +122,16 @@ func makePatternFile(size: Int) throws -> URL {
     }
     try handle.close()
     return url
+}
+
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// Whether the caller runs on the main queue. (Under `dispatchMain()` on Linux the main queue
+/// may be drained by a thread other than the main thread, so `Thread.isMainThread` is not it.)
+func isOnMainQueue() -> Bool {
+    DispatchQueue.getSpecific(key: mainQueueKey) == true
 }
