@@ -1,0 +1,117 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+@testable import YNetwork
+
+private struct Upload: MultipartRequest {
+    var path: PathRepresentable { "upload" }
+    let multipart: MultipartBuilder
+}
+
+@Suite("Multipart bodies: as a server parses them, in memory or streamed from a file", .serialized)
+struct MultipartTests {
+    @Test("Fields and files arrive as separate parts, in name order, with names, file names and types")
+    func partsOnTheWire() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .json(#"{"id":1,"name":"ok"}"#) }
+        let fileBytes = Data((0..<3000).map { UInt8($0 % 251) })
+        let form = MultipartForm(
+            parts: [
+                "title": .formField(value: "Holiday \"2024\""),
+                "count": .formField(value: 3),
+                "photo": .file(info: MultipartFileInfo(fileName: "a\r\nb.png", data: fileBytes, mimeType: "image/png")),
+            ],
+            boundary: "test-boundary-123")
+        let _: User = try await makeManager(server: server).submit(Upload(multipart: form))
+
+        let received = try #require(server.requests(path: "/upload").first)
+        #expect(received.method == "POST")
+        #expect(received.header("Content-Type") == "multipart/form-data; boundary=test-boundary-123")
+        let parts = try #require(parseMultipart(received.body, boundary: "test-boundary-123"))
+        #expect(parts.map(\.name) == ["count", "photo", "title"])
+        #expect(parts[0].body == Data("3".utf8))
+        #expect(parts[1].fileName == "a%0D%0Ab.png")
+        #expect(parts[1].headers["content-type"] == "image/png")
+        #expect(parts[1].body == fileBytes)
+        #expect(parts[2].body == Data("Holiday \"2024\"".utf8))
+        #expect(received.body.count == Int(try form.contentLength()))
+    }
+
+    @Test("Up to 10 MiB the body is built in memory; above, it is written to a temporary file, removed after")
+    func streamingThreshold() throws {
+        let small = try makePatternFile(size: 1 << 20)
+        let large = try makePatternFile(size: 11 << 20)
+        defer {
+            try? FileManager.default.removeItem(at: small)
+            try? FileManager.default.removeItem(at: large)
+        }
+        let assembler = RequestAssembler(configuration: NetworkManagerConfiguration(basePath: "https://h.example"))
+        func part(_ url: URL) -> MultipartForm {
+            MultipartForm(parts: [
+                "file": .file(info: MultipartFileInfo(fileName: "f.bin", fileURL: url, mimeType: "x/y"))
+            ])
+        }
+        let inMemory = try assembler.build(Upload(multipart: part(small)))
+        #expect(inMemory.bodyFile == nil)
+        #expect(inMemory.request.httpBody?.count == Int(try part(small).contentLength()))
+
+        let streamed = try assembler.build(Upload(multipart: part(large)))
+        let file = try #require(streamed.bodyFile)
+        #expect(streamed.request.httpBody == nil)
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
+        #expect(size?.int64Value == (try part(large).contentLength()))
+        streamed.removeTemporaryFile()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test("An 11 MiB file part is streamed from disk and arrives byte for byte; the temporary file is gone after")
+    func largeBodyOnTheWire() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .json(#"{"id":2,"name":"big"}"#) }
+        let source = try makePatternFile(size: 11 << 20)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let before = temporaryMultipartFiles()
+        let form = MultipartForm(
+            parts: [
+                "note": .formField(value: "large"),
+                "file": .file(
+                    info: MultipartFileInfo(fileName: "big.bin", fileURL: source, mimeType: "application/octet-stream")),
+            ],
+            boundary: "big-boundary")
+        let _: User = try await makeManager(server: server).submit(Upload(multipart: form))
+
+        let received = try #require(server.requests(path: "/upload").first)
+        let parts = try #require(parseMultipart(received.body, boundary: "big-boundary"))
+        #expect(parts.map(\.name) == ["file", "note"])
+        #expect(parts[0].body == (try Data(contentsOf: source)))
+        #expect(parts[1].body == Data("large".utf8))
+        #expect(temporaryMultipartFiles() == before)
+    }
+
+    @Test("A missing file part is a serialization error, before anything is sent")
+    func missingFile() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)")
+        let form = MultipartForm(parts: [
+            "f": .file(info: MultipartFileInfo(fileName: "x", fileURL: missing, mimeType: "x/y"))
+        ])
+        do {
+            let _: User = try await makeManager(server: server).submit(Upload(multipart: form))
+            Issue.record("A missing file must fail")
+        } catch YNetwork.NetworkError.serialization(let underlying) {
+            #expect(underlying as? MultipartError == .unreadableFile(missing))
+        }
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    private func temporaryMultipartFiles() -> Set<String> {
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(names.filter { $0.hasPrefix("ynetwork-multipart-") })
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+import YNetwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A session that sends `Authorization: Bearer <token>` and refreshes through `POST /refresh`
+/// on the loopback server (with `usesSession == false`, as the protocol asks).
+private final class TokenSession: SessionManager, @unchecked Sendable {
+    // @unchecked: `token` is behind `lock`.
+    private let lock = NSLock()
+    private var token: String
+    let refreshes = Recorder<Int>()
+    let refreshDelay: TimeInterval
+
+    init(token: String, refreshDelay: TimeInterval = 0.2) {
+        self.token = token
+        self.refreshDelay = refreshDelay
+    }
+
+    var currentToken: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return token
+    }
+
+    func apply(_ request: inout URLRequest) {
+        request.setValue("Bearer \(currentToken)", forHTTPHeaderField: "Authorization")
+    }
+
+    struct Refresh: NetworkRequest {
+        var path: PathRepresentable { "refresh" }
+        var method: HttpMethod { .POST }
+        var usesSession: Bool { false }
+    }
+
+    struct Token: Decodable, Sendable {
+        let token: String
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.append(1)
+        try? await Task.sleep(nanoseconds: UInt64(refreshDelay * 1e9))
+        guard let fresh: Token = try? await networkManager.submit(Refresh()) else { return false }
+        lock.withLock { token = fresh.token }
+        return true
+    }
+}
+
+private struct Me: NetworkRequest {
+    var path: PathRepresentable { "me" }
+}
+
+@Suite("SessionManager: credentials applied, one shared refresh on 401, one retry")
+struct SessionManagerTests {
+    /// `/me` answers 200 to `Bearer fresh` and 401 to anything else; `/refresh` hands out `fresh`.
+    private func makeServer(refreshStatus: Int = 200) throws -> LoopbackServer {
+        let server = try LoopbackServer()
+        server.route("GET", "/me") { request in
+            request.bearerToken == "fresh"
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        server.route("POST", "/refresh") { _ in .json(#"{"token":"fresh"}"#, status: refreshStatus) }
+        return server
+    }
+
+    @Test(
+        "20 concurrent requests with an expired token: exactly 1 refresh, each request retried once", arguments: 1...3)
+    func sharedRefresh(round: Int) async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let session = TokenSession(token: "expired")
+        let manager = makeManager(server: server, sessionManager: session)
+
+        let users = try await withThrowingTaskGroup(of: User.self) { group in
+            for _ in 0..<20 { group.addTask { try await manager.submit(Me()) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(users.count == 20)
+        #expect(session.refreshes.values.count == 1)
+        #expect(server.requests(path: "/refresh").count == 1)
+        let meRequests = server.requests(path: "/me")
+        #expect(meRequests.filter { $0.bearerToken == "expired" }.count == 20)
+        #expect(meRequests.filter { $0.bearerToken == "fresh" }.count == 20)
+        #expect(server.requests(path: "/refresh").allSatisfy { $0.header("Authorization") == nil })
+    }
+
+    @Test("A failed refresh is NetworkError.unauthenticated, with no retry")
+    func failedRefresh() async throws {
+        let server = try makeServer(refreshStatus: 500)
+        defer { server.shutdown() }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+            let _: User = try await makeManager(server: server, sessionManager: session).submit(Me())
+        }
+        #expect(server.requests(path: "/me").count == 1)
+        #expect(server.requests(path: "/refresh").count == 1)
+    }
+
+    @Test("A request that still gets 401 after the refresh is unauthenticated: one retry, not a loop")
+    func secondUnauthorized() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/me") { _ in .json(#"{"error":"never"}"#, status: 401) }
+        server.route("POST", "/refresh") { _ in .json(#"{"token":"fresh"}"#) }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+            let _: User = try await makeManager(server: server, sessionManager: session).submit(Me())
+        }
+        #expect(server.requests(path: "/me").map(\.bearerToken) == ["expired", "fresh"])
+        #expect(server.requests(path: "/refresh").count == 1)
+    }
+
+    @Test("Without a session manager a 401 is unauthenticated at once; usesSession == false skips the session")
+    func noSession() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+            let _: User = try await makeManager(server: server).submit(Me())
+        }
+        struct Public: NetworkRequest {
+            var path: PathRepresentable { "me" }
+            var usesSession: Bool { false }
+        }
+        let session = TokenSession(token: "fresh")
+        await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+            let _: User = try await makeManager(server: server, sessionManager: session).submit(Public())
+        }
+        #expect(server.requests(path: "/me").allSatisfy { $0.header("Authorization") == nil })
+        #expect(server.requests(path: "/refresh").isEmpty)
+    }
+}
