@@ -1,0 +1,151 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+import YNetwork
+
+private struct FileRequest: NetworkRequest {
+    var path: PathRepresentable
+    var method: HttpMethod = .GET
+    var body: BodyBuilder? = nil
+    var requestType: RequestContentType = .binary
+}
+
+private struct Upload: MultipartRequest {
+    var path: PathRepresentable { "upload" }
+    let multipart: MultipartBuilder
+}
+
+/// Waits for a handler-based call to finish.
+private func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
+    await withCheckedContinuation { continuation in
+        start { continuation.resume(returning: $0) }
+    }
+}
+
+@Suite("Transfers: download to a file and upload from one, with progress and cancellation")
+struct TransferTests {
+    @Test("A 3 MiB download lands in a file, byte for byte; progress rises on the main queue to 1.0")
+    func download() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let payload = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload).with { $0.chunkSize = 64 * 1024 } }
+        let manager = makeManager(server: server)
+        let progress = Recorder<Double>()
+        let onMain = Recorder<Bool>()
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("ynetwork-copy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+
+        let result: Result<URL, any Error> = await waitFor { done in
+            manager.submitBackgroundDownload(
+                FileRequest(path: "file"),
+                progress: { fraction in
+                    progress.append(fraction)
+                    onMain.append(isOnMainQueue())
+                },
+                completionHandler: { result in
+                    if case .success(let url) = result { try? FileManager.default.copyItem(at: url, to: copy) }
+                    done(result)
+                })
+        }
+
+        let temporary = try result.get()
+        #expect(try Data(contentsOf: copy) == payload)
+        #expect(!FileManager.default.fileExists(atPath: temporary.path))
+        #expect(progress.values.last == 1.0)
+        #expect(progress.values == progress.values.sorted())
+        #expect(onMain.values.allSatisfy { $0 } && !onMain.values.isEmpty)
+    }
+
+    @Test("A download that gets 404 fails with HttpError carrying the body; 401 is unauthenticated")
+    func downloadStatuses() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/missing") { _ in .json(#"{"error":"gone"}"#, status: 404) }
+        server.route("GET", "/private") { _ in .status(401) }
+        let manager = makeManager(server: server)
+        let missing: Result<URL, any Error> = await waitFor { done in
+            manager.submitBackgroundDownload(FileRequest(path: "missing"), completionHandler: done)
+        }
+        let error = try #require(missing.failure as? HttpError)
+        #expect(error.statusCode == 404)
+        #expect(error.data == Data(#"{"error":"gone"}"#.utf8))
+        let denied: Result<URL, any Error> = await waitFor { done in
+            manager.submitBackgroundDownload(FileRequest(path: "private"), completionHandler: done)
+        }
+        #expect(denied.failure as? YNetwork.NetworkError == .unauthenticated)
+    }
+
+    @Test("Uploading a 4 MiB file: the server gets every byte, the handler gets the response body, progress hits 1.0")
+    func uploadFromFile() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("PUT", "/blob") { request in .json(#"{"received":\#(request.body.count)}"#) }
+        let source = try makePatternFile(size: 4 << 20)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let progress = Recorder<Double>()
+        let result: Result<Data, any Error> = await waitFor { done in
+            makeManager(server: server).submitBackgroundUpload(
+                FileRequest(path: "blob", method: .PUT), fromFile: source, progress: { progress.append($0) },
+                resultHandler: { result in
+                    #expect(isOnMainQueue())
+                    done(result)
+                })
+        }
+        #expect(try result.get() == Data(#"{"received":4194304}"#.utf8))
+        let received = try #require(server.requests(path: "/blob").first)
+        #expect(received.body == (try Data(contentsOf: source)))
+        #expect(progress.values.last == 1.0)
+    }
+
+    @Test("The README-style upload: the request's multipart body is sent from a file; completion gets the body")
+    func uploadRequestBody() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .json(#"{"ok":true}"#) }
+        let form = MultipartForm(parts: ["name": .formField(value: "Ada")], boundary: "b-1")
+        let body: Data = await waitFor { done in
+            makeManager(server: server).submitBackgroundUpload(Upload(multipart: form), completionHandler: done)
+        }
+        #expect(body == Data(#"{"ok":true}"#.utf8))
+        let received = try #require(server.requests(path: "/upload").first)
+        #expect(received.header("Content-Type") == "multipart/form-data; boundary=b-1")
+        #expect(parseMultipart(received.body, boundary: "b-1")?.first?.body == Data("Ada".utf8))
+    }
+
+    @Test("Cancel stops a download at once: the handler gets CancellationError and the server sees the hang-up")
+    func cancelStopsTransfer() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/stall") { _ in
+            LoopbackResponse(status: 200, body: Data(count: 1 << 20)).with {
+                $0.delayMidBody = 300
+                $0.chunkSize = 16 * 1024
+            }
+        }
+        let manager = makeManager(server: server)
+        let progress = Recorder<Double>()
+        let started = Date()
+        let result: Result<URL, any Error> = await waitFor { done in
+            let handle = manager.submitBackgroundDownload(
+                FileRequest(path: "stall"), progress: { progress.append($0) }, completionHandler: done)
+            Task {
+                // Cancel once the body has started to flow.
+                while progress.values.isEmpty { try? await Task.sleep(nanoseconds: 5_000_000) }
+                handle?.cancel()
+            }
+        }
+        #expect(result.failure is CancellationError)
+        #expect(Date().timeIntervalSince(started) < 60)
+        for _ in 0..<400 where server.clientHangUpCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(server.clientHangUpCount >= 1)
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
