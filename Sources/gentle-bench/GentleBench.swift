@@ -13,7 +13,8 @@ import GentleNetworkingTesting
 ///   flight, over CurlTransport, over URLSessionTransport, and raw URLSession + JSONDecoder;
 /// - the curl CLI (`-Z --parallel-max 16`) on the same URL, as the libcurl ceiling;
 /// - the peak RSS of a 1 GiB download to a file (in a child process, so nothing else counts);
-/// - the time the stack Reauth(Retry(ETag(canned))) adds per request over canned alone.
+/// - the time the stack Reauth(Retry(ETag(canned))) adds per request over canned alone;
+/// - the peak RSS of a 50 MB multipart upload through YNetwork, streamed vs built in memory.
 /// Throughput figures are medians over interleaved rounds (3 by default, 2 s each).
 /// It prints requests per second, the ratios, and each target as met or missed.
 @main
@@ -23,6 +24,11 @@ struct GentleBench {
         do {
             if arguments.first == "--download-child", arguments.count == 3, let url = URL(string: arguments[1]) {
                 try await downloadChild(url: url, destination: URL(fileURLWithPath: arguments[2]))
+                return
+            }
+            if arguments.first == "--multipart-child", arguments.count == 4, let url = URL(string: arguments[1]) {
+                try await MultipartUploadBench.child(
+                    url: url, file: URL(fileURLWithPath: arguments[2]), inMemory: arguments[3] == "in-memory")
                 return
             }
             if arguments.first == "--load-only", arguments.count == 2, let seconds = Double(arguments[1]) {
@@ -142,6 +148,14 @@ struct GentleBench {
             "1 GiB download to a file (default transport, child process): peak RSS \(mebibytes(peak)) MiB, "
                 + String(format: "%.2f s", downloadSeconds) + "   target < 64 MiB")
 
+        let (streamed, inMemory) = try MultipartUploadBench.measure(workDirectory: work)
+        print("")
+        print(
+            "50 MB multipart upload (YNetwork NetworkManager, child process): peak RSS \(mebibytes(streamed.0)) MiB "
+                + String(format: "(%.2f s)", streamed.1) + " streamed from a temporary file vs "
+                + "\(mebibytes(inMemory.0)) MiB " + String(format: "(%.2f s)", inMemory.1)
+                + " with the body built in memory: \(ratio(Double(streamed.0), Double(inMemory.0)))   target < 64 MiB")
+
         // The decorator stack's own cost, over a canned transport so no I/O is measured.
         let canned = CannedResponseTransport(string: #"{"id":1,"property":"abc"}"#)
         let stack = ReauthTransport(
@@ -170,6 +184,7 @@ struct GentleBench {
         report("default transport >= 0.8x the curl CLI at 16 in flight", default16 / cli16 >= 0.8)
         report("1 GiB download peak RSS < 64 MiB", peak > 0 && peak < 64 << 20)
         report("stack adds < 10 µs per request", (stacked - cannedOnly) / 1000 < 10)
+        report("50 MB multipart upload peak RSS < 64 MiB", streamed.0 > 0 && streamed.0 < 64 << 20)
     }
 
     /// `--load-only SECONDS`: only the default transport at 16 in flight, for profilers.
@@ -187,24 +202,7 @@ struct GentleBench {
 
     /// Runs this executable as `--download-child` and reads the peak RSS it reports.
     static func measureDownloadChild(url: URL, destination: URL) throws -> (Int, Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") {
-            process.executableURL = Bundle.main.executableURL
-        }
-        process.arguments = ["--download-child", url.absoluteString, destination.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
-        let fields = text.split(separator: " ").map(String.init)
-        guard process.terminationStatus == 0, fields.count == 2, let peak = Int(fields[0]),
-            let seconds = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            throw BenchError("the download child failed: \(text)")
-        }
-        return (peak, seconds)
+        try runChild(["--download-child", url.absoluteString, destination.path])
     }
 
     /// The child: download with the platform's default transport, print "<peak bytes> <seconds>".
