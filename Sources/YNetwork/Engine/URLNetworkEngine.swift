@@ -13,8 +13,8 @@ import GentleNetworking
 ///   `URLSession` on Apple platforms), or a `URLSession` with the configuration's
 ///   ``NetworkEngineConfiguration/sessionDelegate`` when one is set.
 /// - Downloads and uploads: the given file-transfer transport; by default libcurl on Linux
-///   (constant memory, progress as bytes move). Without one, the body goes through memory and
-///   progress is reported once, at the end.
+///   (constant memory, progress as bytes move). Without one: a background `URLSession` on Apple
+///   platforms; elsewhere the body goes through memory and progress is reported once, at the end.
 public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     // @unchecked: `transport` is behind `lock`; the rest is immutable.
     private let givenTransport: (any HTTPTransportProtocol)?
@@ -66,22 +66,27 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         return (data, response)
     }
 
-    /// Downloads through the file-transfer transport, or through memory without one.
+    /// Downloads through the file-transfer transport, else a background session (Apple) or memory.
     public func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
         if let fileTransport {
             return try await fileTransport.download(for: request, to: destination, progress: progress)
         }
-        let (data, response) = try await transport.data(for: request)
-        try data.write(to: destination, options: .atomic)
-        let size = Int64(data.count)
-        progress?(
-            TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
-        return response
+        #if canImport(Darwin)
+            return try await BackgroundTransferSession.shared.download(request, to: destination, progress: progress)
+        #else
+            let (data, response) = try await transport.data(for: request)
+            try data.write(to: destination, options: .atomic)
+            let size = Int64(data.count)
+            progress?(
+                TransferProgress(
+                    bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
+            return response
+        #endif
     }
 
-    /// Uploads through the file-transfer transport, or through memory without one.
+    /// Uploads through the file-transfer transport, else a background session (Apple) or memory.
     public func upload(
         _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, URLResponse) {
@@ -89,14 +94,18 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
             let (data, response) = try await fileTransport.upload(for: request, fromFile: file, progress: progress)
             return (data, response)
         }
-        var inMemory = request
-        inMemory.httpBody = try Data(contentsOf: file)
-        let (data, response) = try await transport.data(for: inMemory)
-        let size = Int64(inMemory.httpBody?.count ?? 0)
-        progress?(
-            TransferProgress(
-                bytesReceived: Int64(data.count), expectedBytesToReceive: Int64(data.count), bytesSent: size,
-                expectedBytesToSend: size))
-        return (data, response)
+        #if canImport(Darwin)
+            return try await BackgroundTransferSession.shared.upload(request, fromFile: file, progress: progress)
+        #else
+            var inMemory = request
+            inMemory.httpBody = try Data(contentsOf: file)
+            let (data, response) = try await transport.data(for: inMemory)
+            let size = Int64(inMemory.httpBody?.count ?? 0)
+            progress?(
+                TransferProgress(
+                    bytesReceived: Int64(data.count), expectedBytesToReceive: Int64(data.count), bytesSent: size,
+                    expectedBytesToSend: size))
+            return (data, response)
+        #endif
     }
 }

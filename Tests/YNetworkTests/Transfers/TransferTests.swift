@@ -30,7 +30,9 @@ struct TransferTests {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         let payload = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload).with { $0.chunkSize = 64 * 1024 } }
+        server.route("GET", "/file") { _ in
+            LoopbackResponse(status: 200, body: payload).with { $0.chunkSize = 64 * 1024 }
+        }
         let manager = makeManager(server: server)
         let progress = Recorder<Double>()
         let onMain = Recorder<Bool>()

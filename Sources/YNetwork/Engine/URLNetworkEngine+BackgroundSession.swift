@@ -1,0 +1,124 @@
+// Apple platforms only: downloads and uploads through a background URLSession, which keeps
+// going while the app is suspended. (Linux has no background sessions; there the engine uses
+// libcurl through FileTransferTransport.) Not compiled on Linux.
+#if canImport(Darwin)
+    import Foundation
+    import GentleNetworking
+
+    /// A background `URLSession` and the delegate that turns its callbacks into async results.
+    final class BackgroundTransferSession: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate,
+        @unchecked Sendable
+    {
+        // @unchecked: `transfers` is behind `lock`; URLSession calls the delegate on its own queue.
+        private struct Transfer {
+            var destination: URL?
+            var body = Data()
+            var progress: (@Sendable (TransferProgress) -> Void)?
+            var continuation: CheckedContinuation<(Data, URLResponse), any Error>
+            var movedFileError: (any Error)?
+        }
+
+        private let lock = NSLock()
+        private var transfers: [Int: Transfer] = [:]
+        private lazy var session = URLSession(
+            configuration: .background(withIdentifier: "gentle.ynetwork.background.\(UUID().uuidString)"),
+            delegate: self, delegateQueue: nil)
+
+        static let shared = BackgroundTransferSession()
+
+        func download(
+            _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
+        ) async throws -> URLResponse {
+            try await run(session.downloadTask(with: request), destination: destination, progress: progress).1
+        }
+
+        func upload(
+            _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
+        ) async throws -> (Data, URLResponse) {
+            try await run(session.uploadTask(with: request, fromFile: file), destination: nil, progress: progress)
+        }
+
+        private func run(
+            _ task: URLSessionTask, destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?
+        ) async throws -> (Data, URLResponse) {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    lock.withLock {
+                        transfers[task.taskIdentifier] = Transfer(
+                            destination: destination, progress: progress, continuation: continuation)
+                    }
+                    task.resume()
+                }
+            } onCancel: {
+                task.cancel()
+            }
+        }
+
+        private func update(_ task: URLSessionTask, _ change: (inout Transfer) -> Void) {
+            lock.withLock {
+                if var transfer = transfers[task.taskIdentifier] {
+                    change(&transfer)
+                    transfers[task.taskIdentifier] = transfer
+                }
+            }
+        }
+
+        private func progressHandler(_ task: URLSessionTask) -> (@Sendable (TransferProgress) -> Void)? {
+            lock.withLock { transfers[task.taskIdentifier]?.progress }
+        }
+
+        func urlSession(
+            _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+        ) {
+            let expected = totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil
+            progressHandler(downloadTask)?(
+                TransferProgress(
+                    bytesReceived: totalBytesWritten, expectedBytesToReceive: expected, bytesSent: 0,
+                    expectedBytesToSend: 0))
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            let expected = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil
+            progressHandler(task)?(
+                TransferProgress(
+                    bytesReceived: 0, expectedBytesToReceive: nil, bytesSent: totalBytesSent,
+                    expectedBytesToSend: expected))
+        }
+
+        func urlSession(
+            _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+        ) {
+            // The file at `location` is removed when this returns: move it now.
+            update(downloadTask) { transfer in
+                guard let destination = transfer.destination else { return }
+                do {
+                    try? FileManager.default.removeItem(at: destination)
+                    try FileManager.default.moveItem(at: location, to: destination)
+                } catch {
+                    transfer.movedFileError = error
+                }
+            }
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            update(dataTask) { $0.body.append(data) }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+            if let error = error ?? transfer.movedFileError {
+                let mapped: any Error = (error as? URLError)?.code == .cancelled ? CancellationError() : error
+                transfer.continuation.resume(throwing: mapped)
+            } else if let response = task.response {
+                transfer.continuation.resume(returning: (transfer.body, response))
+            } else {
+                transfer.continuation.resume(
+                    throwing: TransportError(.badResponse, url: task.originalRequest?.url, message: "No response."))
+            }
+        }
+    }
+#endif
