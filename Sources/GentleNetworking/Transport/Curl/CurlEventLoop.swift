@@ -17,6 +17,19 @@
             var cancellations: [CurlEasyRequest] = []
             var resumptions: [CurlEasyRequest] = []
             var stopping = false
+            /// Whether the loop is in (or about to enter) `curl_multi_poll`; only then does a
+            /// command need `curl_multi_wakeup`. A loop that is awake reads the inbox anyway.
+            var polling = false
+            var wakeupSent = false
+
+            var isEmpty: Bool { additions.isEmpty && cancellations.isEmpty && resumptions.isEmpty && !stopping }
+
+            /// Whether the caller that just queued a command must wake the loop.
+            mutating func needsWakeup() -> Bool {
+                guard polling, !wakeupSent else { return false }
+                wakeupSent = true
+                return true
+            }
         }
 
         private let multi: UnsafeMutableRawPointer
@@ -48,20 +61,29 @@
 
         /// Hands `request` to the loop.
         func submit(_ request: CurlEasyRequest) {
-            inbox.withLock { $0.additions.append(request) }
-            curl_multi_wakeup(multi)
+            let wake = inbox.withLock { inbox in
+                inbox.additions.append(request)
+                return inbox.needsWakeup()
+            }
+            if wake { curl_multi_wakeup(multi) }
         }
 
         /// Asks the loop to abandon `request` (its caller was already resumed).
         func cancel(_ request: CurlEasyRequest) {
-            inbox.withLock { $0.cancellations.append(request) }
-            curl_multi_wakeup(multi)
+            let wake = inbox.withLock { inbox in
+                inbox.cancellations.append(request)
+                return inbox.needsWakeup()
+            }
+            if wake { curl_multi_wakeup(multi) }
         }
 
         /// Asks the loop to resume a transfer paused by backpressure.
         func resumeTransfer(_ request: CurlEasyRequest) {
-            inbox.withLock { $0.resumptions.append(request) }
-            curl_multi_wakeup(multi)
+            let wake = inbox.withLock { inbox in
+                inbox.resumptions.append(request)
+                return inbox.needsWakeup()
+            }
+            if wake { curl_multi_wakeup(multi) }
         }
 
         /// Stops the loop, failing anything still running, and waits for the thread.
@@ -127,8 +149,20 @@
                     request.finish(code)
                     request.cleanup()
                 }
-                var ready: Int32 = 0
-                curl_multi_poll(multi, nil, 0, 1000, &ready)
+                // Sleep only if nothing arrived meanwhile; commands queued from now on wake us.
+                let sleep = inbox.withLock { inbox -> Bool in
+                    guard inbox.isEmpty else { return false }
+                    inbox.polling = true
+                    return true
+                }
+                if sleep {
+                    var ready: Int32 = 0
+                    curl_multi_poll(multi, nil, 0, 1000, &ready)
+                    inbox.withLock { inbox in
+                        inbox.polling = false
+                        inbox.wakeupSent = false
+                    }
+                }
             }
         }
     }
