@@ -12,7 +12,9 @@ enum URLJoiner {
         if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
         if let fragment = pathParts.fragment ?? baseParts.fragment { text += "#" + fragment }
 
-        return URL(string: text) ?? URL(string: encodeInvalidCharacters(text)) ?? base.appendingPathComponent(path)
+        // Encoded first: Foundation's own repair of an invalid string would encode existing escapes again.
+        let encoded = encodeInvalidCharacters(text)
+        return URL(string: encoded) ?? base.appendingPathComponent(path)
     }
 
     /// Splits `text` into what comes before the first `?` or `#`, the query and the fragment.
@@ -31,18 +33,33 @@ enum URLJoiner {
         return (rest, query, fragment)
     }
 
-    /// Percent-encodes every byte a URL cannot hold as is; keeps `%` so existing escapes survive.
+    /// Percent-encodes every byte a URL cannot hold as is: controls, spaces, non-ASCII, the
+    /// characters RFC 3986 excludes, and a `%` that does not start a `%XX` escape.
     private static func encodeInvalidCharacters(_ text: String) -> String {
         let invalid = Set(" \"<>\\^`{|}".utf8)
+        let bytes = Array(text.utf8)
         var result = ""
-        for byte in text.utf8 {
-            if byte > 0x20 && byte < 0x7F && !invalid.contains(byte) {
+        for (index, byte) in bytes.enumerated() {
+            let startsEscape =
+                byte == UInt8(ascii: "%") && index + 2 < bytes.count
+                && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2])
+            if byte > 0x20 && byte < 0x7F && !invalid.contains(byte) && (byte != UInt8(ascii: "%") || startsEscape) {
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }
         return result
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+            UInt8(ascii: "a")...UInt8(ascii: "f"):
+            true
+        default:
+            false
+        }
     }
 }
 
