@@ -1,0 +1,34 @@
+/// Why a JustNetworking request failed, when the cause is not a transport or parser error
+/// (those are delivered unchanged).
+public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The router relies on the global base URL, and none is set: call
+    /// `NetworkConfiguration.setCurrentURL(_:)` first, or override the router's `baseURL`.
+    /// Nothing was sent.
+    ///
+    /// - Parameter router: The router's description, such as `GET user/12`.
+    case baseURLNotSet(router: String)
+    /// The server answered with a status outside 200–299.
+    ///
+    /// - Parameters:
+    ///   - statusCode: Such as 404.
+    ///   - headers: The response's header fields.
+    ///   - body: The response body, complete.
+    case unacceptableStatusCode(statusCode: Int, headers: [String: String], body: Data)
+    /// The `URLSession` requester received a response that is not an HTTP response (such as from
+    /// a `file:` URL).
+    case notHTTPResponse
+
+    /// What went wrong and what to do, in one sentence; the body's size but not its content,
+    /// which may hold secrets.
+    public var description: String {
+        switch self {
+        case .baseURLNotSet(let router):
+            "No base URL is set for \(router): call NetworkConfiguration.setCurrentURL(_:) first, "
+                + "or override the router's baseURL."
+        case .unacceptableStatusCode(let statusCode, _, let body):
+            "The server answered with HTTP status \(statusCode), outside 200–299 (body: \(body.count) bytes)."
+        case .notHTTPResponse:
+            "The response was not an HTTP response."
+        }
+    }
+}

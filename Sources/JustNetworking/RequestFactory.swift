@@ -1,0 +1,52 @@
+/// Builds the `URLRequest` of a ``Request``: a ``Router`` gives the URL and method, then a
+/// ``RequestBuilder`` configures the rest.
+///
+/// ```swift
+/// RequestFactory(router: UserRouter.user(id: "12"), requestBuilder: addHeaders(["Accept": "application/json"]))
+/// ```
+public struct RequestFactory: Sendable {
+    /// The endpoint: URL and method.
+    public let router: any Router
+    /// Applied to the request after its URL and method are set.
+    public let requestBuilder: RequestBuilder
+
+    /// Creates a factory.
+    ///
+    /// - Parameters:
+    ///   - router: The endpoint.
+    ///   - requestBuilder: ``identity`` (no change) by default.
+    public init(router: any Router, requestBuilder: @escaping RequestBuilder = identity) {
+        self.router = router
+        self.requestBuilder = requestBuilder
+    }
+
+    /// The request: `router.completeURL`, the route's method, then ``requestBuilder``.
+    ///
+    /// When no base URL is set its URL is built on ``NetworkConfiguration/unsetBaseURL``; use
+    /// ``makeURLRequest()`` to be told instead.
+    public var urlRequest: URLRequest {
+        var request = URLRequest(url: router.completeURL)
+        request.httpMethod = router.route.method.rawValue
+        return requestBuilder(request)
+    }
+
+    /// The request, or an error when it would be built on the placeholder base URL.
+    ///
+    /// - Throws: ``JustNetworkingError/baseURLNotSet(router:)`` when the router's complete URL
+    ///   is based on ``NetworkConfiguration/unsetBaseURL``: no global URL was ever set (or it was
+    ///   cleared) and the router overrides neither ``Router/baseURL`` nor ``Router/completeURL``.
+    public func makeURLRequest() throws(JustNetworkingError) -> URLRequest {
+        if Self.isBasedOnUnsetBaseURL(router.completeURL) {
+            throw .baseURLNotSet(router: router.description)
+        }
+        return urlRequest
+    }
+
+    static func isBasedOnUnsetBaseURL(_ url: URL) -> Bool {
+        let unset = NetworkConfiguration.unsetBaseURL.absoluteString
+        let text = url.absoluteString
+        guard text.hasPrefix(unset) else { return false }
+        guard let next = text.dropFirst(unset.count).first else { return true }
+        return next == "/" || next == "?" || next == "#"
+    }
+}

@@ -1,0 +1,91 @@
+/// The ready-made ``Request``: a factory, a parser and a response queue.
+///
+/// ```swift
+/// let request = RequestType<User>(requestFactory: RequestFactory(router: UserRouter.user(id: "12")))
+/// ```
+///
+/// - For a `Decodable` response, the parser is a `JSONDecoder`.
+/// - For `Void`, the body is ignored.
+public struct RequestType<Response>: Request {
+    /// The queue the parser and the callback run on.
+    public let responseQueue: DispatchQueue
+    /// Turns the body of a 2xx response into the response value.
+    public let requestParser: RequestParser<Response>
+    /// Builds the `URLRequest`.
+    public let requestFactory: RequestFactory
+
+    /// Creates a request with a parser of your own.
+    ///
+    /// - Parameters:
+    ///   - responseQueue: `.global(qos: .default)` by default.
+    ///   - requestFactory: Builds the `URLRequest`.
+    ///   - requestParser: Runs on `responseQueue` with the body of a 2xx response; what it
+    ///     throws is delivered as the failure, unchanged.
+    public init(
+        responseQueue: DispatchQueue = .global(qos: .default),
+        requestFactory: RequestFactory,
+        requestParser: @escaping RequestParser<Response>
+    ) {
+        self.responseQueue = responseQueue
+        self.requestParser = requestParser
+        self.requestFactory = requestFactory
+    }
+}
+
+// `SendableMetatype` (Swift 6.2+): the parser runs on the response queue, so the `Decodable`
+// conformance must be usable off the caller's actor. Every type whose conformance is not isolated to
+// an actor qualifies; a type with a `@MainActor` conformance is refused at compile time instead of
+// racing at run time.
+#if compiler(>=6.2)
+    extension RequestType where Response: Decodable & SendableMetatype {
+        /// Creates a request whose body is decoded from JSON.
+        ///
+        /// - Parameters:
+        ///   - responseQueue: `.global(qos: .default)` by default.
+        ///   - requestFactory: Builds the `URLRequest`.
+        ///   - decoder: A plain `JSONDecoder()` by default. Its `DecodingError` is delivered as the
+        ///     failure. Configure it before passing it in, not afterwards.
+        public init(
+            responseQueue: DispatchQueue = .global(qos: .default),
+            requestFactory: RequestFactory,
+            decoder: JSONDecoder = JSONDecoder()
+        ) {
+            self.init(responseQueue: responseQueue, requestFactory: requestFactory) {
+                try decoder.decode(Response.self, from: $0)
+            }
+        }
+    }
+#else
+    extension RequestType where Response: Decodable {
+        /// Creates a request whose body is decoded from JSON.
+        ///
+        /// - Parameters:
+        ///   - responseQueue: `.global(qos: .default)` by default.
+        ///   - requestFactory: Builds the `URLRequest`.
+        ///   - decoder: A plain `JSONDecoder()` by default. Its `DecodingError` is delivered as the
+        ///     failure. Configure it before passing it in, not afterwards.
+        public init(
+            responseQueue: DispatchQueue = .global(qos: .default),
+            requestFactory: RequestFactory,
+            decoder: JSONDecoder = JSONDecoder()
+        ) {
+            self.init(responseQueue: responseQueue, requestFactory: requestFactory) {
+                try decoder.decode(Response.self, from: $0)
+            }
+        }
+    }
+#endif
+
+extension RequestType where Response == Void {
+    /// Creates a request that only needs a 2xx status; the body is ignored.
+    ///
+    /// - Parameters:
+    ///   - responseQueue: `.global(qos: .default)` by default.
+    ///   - requestFactory: Builds the `URLRequest`.
+    public init(
+        responseQueue: DispatchQueue = .global(qos: .default),
+        requestFactory: RequestFactory
+    ) {
+        self.init(responseQueue: responseQueue, requestFactory: requestFactory) { _ in () }
+    }
+}

@@ -1,0 +1,57 @@
+/// The delivery steps both requesters share.
+enum RequesterDelivery {
+    /// The outcome of the exchange, before parsing: only values that may cross threads.
+    enum Outcome: Sendable {
+        case body(Data, statusCode: Int, headers: [String: String])
+        case failure(any Error)
+    }
+
+    /// Builds the URL request, or delivers ``JustNetworkingError/baseURLNotSet(router:)`` on the
+    /// response queue and returns `nil`.
+    static func urlRequest<T: Request>(
+        for request: T, response: @escaping RequestResponse<T.Response>
+    ) -> URLRequest? {
+        do {
+            return try request.makeURLRequest()
+        } catch {
+            deliver(.failure(error), for: request, response: response)
+            return nil
+        }
+    }
+
+    /// Checks the status, parses the body and calls `response`, all on the request's queue.
+    static func deliver<T: Request>(
+        _ outcome: Outcome, for request: T, response: @escaping RequestResponse<T.Response>
+    ) {
+        request.responseQueue.async {
+            switch outcome {
+            case .failure(let error):
+                response(.failure(error))
+            case .body(let data, let statusCode, let headers):
+                guard (200..<300).contains(statusCode) else {
+                    response(
+                        .failure(
+                            JustNetworkingError.unacceptableStatusCode(
+                                statusCode: statusCode, headers: headers, body: data)))
+                    return
+                }
+                let result: Result<T.Response, any Error>
+                do {
+                    result = .success(try request.requestParser(data))
+                } catch {
+                    result = .failure(error)
+                }
+                response(result)
+            }
+        }
+    }
+
+    /// The header fields of `response` as strings.
+    static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers[String(describing: name)] = String(describing: value)
+        }
+        return headers
+    }
+}

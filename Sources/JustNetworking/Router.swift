@@ -1,0 +1,55 @@
+/// Describes one family of endpoints: the ``Route`` of each case and the base URL it hangs off.
+///
+/// ```swift
+/// enum UserRouter: Router {
+///     case user(id: String)
+///
+///     var route: Route {
+///         switch self {
+///         case .user(let id): Route(path: "user/\(id)", method: .get)
+///         }
+///     }
+/// }
+/// ```
+///
+/// Only ``route`` must be written; ``baseURL``, ``completeURL`` and `description` have defaults.
+public protocol Router: CustomStringConvertible, Sendable {
+    /// The path and method of this endpoint.
+    var route: Route { get }
+    /// The URL ``route`` is relative to.
+    ///
+    /// By default ``NetworkConfiguration/shared``'s current URL, read each time, or
+    /// ``NetworkConfiguration/unsetBaseURL`` while none is set (the request then fails with
+    /// ``JustNetworkingError/baseURLNotSet(router:)`` when it runs).
+    var baseURL: URL { get }
+    /// The URL the request is sent to.
+    ///
+    /// By default ``baseURL`` and the route's path joined by exactly one `/`.
+    var completeURL: URL { get }
+}
+
+extension Router {
+    /// The global base URL of ``NetworkConfiguration/shared``, or
+    /// ``NetworkConfiguration/unsetBaseURL`` while none is set.
+    public var baseURL: URL {
+        NetworkConfiguration.shared.currentURL ?? NetworkConfiguration.unsetBaseURL
+    }
+
+    /// ``baseURL`` and `route.path` joined by exactly one `/`.
+    ///
+    /// - `https://h` + `user/12` or `/user/12` gives `https://h/user/12`; the base's own path is
+    ///   kept (`https://h/api` + `user` gives `https://h/api/user`).
+    /// - An empty path gives ``baseURL`` itself.
+    /// - A query on the base URL is kept, before the route's own query if it has one; the route's
+    ///   fragment wins over the base's.
+    /// - Characters a URL cannot hold (spaces, non-ASCII) are percent-encoded; existing `%XX`
+    ///   escapes are kept.
+    public var completeURL: URL {
+        URLJoiner.join(baseURL, route.path)
+    }
+
+    /// The method and path, such as `GET user/12`.
+    public var description: String {
+        "\(route.method.rawValue) \(route.path)"
+    }
+}
