@@ -101,7 +101,7 @@ struct NetworkManagerWireTests {
         #expect(received.queryValue("q") == "a&b=c d")
     }
 
-    @Test("401 is YNetwork.NetworkError.unauthenticated")
+    @Test("401 is NetworkError.unauthenticated")
     func unauthorized() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
@@ -205,25 +205,27 @@ struct NetworkManagerWireTests {
         #expect(sent.map(\.cachePolicy) == [.reloadIgnoringLocalCacheData, .returnCacheDataElseLoad])
     }
 
-    @Test("A request timeout of 1 s ends a request the server holds for 30 s, early")
+    @Test("A request timeout of 1 s wins over the configuration's 120 s: a held request fails well before 120 s")
     func timeoutOnTheWire() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/slow") { _ in
-            LoopbackResponse.json(#"{"id":1,"name":"x"}"#).with { $0.delayBeforeHeaders = 30 }
+            LoopbackResponse.json(#"{"id":1,"name":"x"}"#).with { $0.delayBeforeHeaders = 300 }
         }
+        let manager = makeManager(server: server, timeoutInterval: 120)
         let started = Date()
         do {
-            let _: User = try await makeManager(server: server).submit(
-                Post(path: "slow", method: .GET, timeoutInterval: 1))
+            let _: User = try await manager.submit(Post(path: "slow", method: .GET, timeoutInterval: 1))
             Issue.record("The request must time out")
         } catch let error as TransportError {
             #expect(error.code == .timedOut)
         }
-        #expect(Date().timeIntervalSince(started) < 20)
+        // Generous: under ThreadSanitizer the test's own task can wait tens of seconds for a thread.
+        #expect(Date().timeIntervalSince(started) < 100)
+        #expect(server.requests(path: "/slow").count == 1)
     }
 
-    @Test("A refused connection is YNetwork.NetworkError.noInternet")
+    @Test("A refused connection is NetworkError.noInternet")
     func noInternet() async throws {
         let server = try LoopbackServer()
         let closedBase = server.baseURL.absoluteString

@@ -42,7 +42,7 @@ struct URLBuilderTests {
         #expect(try url(Probe(path: "a")) == "https://api.example.com/v1/a")
     }
 
-    @Test("A relative path with no base anywhere is YNetwork.NetworkError.noBasePath")
+    @Test("A relative path with no base anywhere is NetworkError.noBasePath")
     func noBasePath() {
         #expect(throws: YNetwork.NetworkError.noBasePath) {
             try URLBuilder().url(for: Probe(path: "users"), configuration: NetworkManagerConfiguration())
@@ -52,7 +52,7 @@ struct URLBuilderTests {
         }
     }
 
-    @Test("Text that is not an http(s) URL is YNetwork.NetworkError.invalidURL, not a crash")
+    @Test("Text that is not an http(s) URL is NetworkError.invalidURL, not a crash")
     func invalidURL() {
         #expect(throws: YNetwork.NetworkError.invalidURL) {
             try URLBuilder().url(for: Probe(path: "x", basePath: "not a url"), configuration: nil)

@@ -139,8 +139,9 @@ struct TransferTests {
             }
         }
         #expect(result.failure is CancellationError)
-        #expect(Date().timeIntervalSince(started) < 60)
-        for _ in 0..<400 where server.clientHangUpCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        // Far below the 300 s stall; generous because under ThreadSanitizer tasks wait for threads.
+        #expect(Date().timeIntervalSince(started) < 200)
+        for _ in 0..<3000 where server.clientHangUpCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(server.clientHangUpCount >= 1)
     }
 }
