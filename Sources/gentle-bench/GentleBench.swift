@@ -31,8 +31,8 @@ struct GentleBench {
                     url: url, file: URL(fileURLWithPath: arguments[2]), inMemory: arguments[3] == "in-memory")
                 return
             }
-            if arguments.first == "--load-only", arguments.count == 2, let seconds = Double(arguments[1]) {
-                try await loadOnly(seconds: seconds)
+            if arguments.first == "--load-only", arguments.count >= 2, let seconds = Double(arguments[1]) {
+                try await loadOnly(seconds: seconds, concurrency: arguments.count > 2 ? Int(arguments[2]) ?? 16 : 16)
                 return
             }
             var seconds = 2.0
@@ -187,17 +187,18 @@ struct GentleBench {
         report("50 MB multipart upload peak RSS < 64 MiB", streamed.0 > 0 && streamed.0 < 64 << 20)
     }
 
-    /// `--load-only SECONDS`: only the default transport at 16 in flight, for profilers.
-    static func loadOnly(seconds: Double) async throws {
+    /// `--load-only SECONDS [IN_FLIGHT]`: only the default transport (16 in flight by default),
+    /// for profilers.
+    static func loadOnly(seconds: Double, concurrency: Int) async throws {
         let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
         defer { nginx.stop() }
         let service = HTTPNetworkService(authService: InMemoryAuthService())
         let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
         let endpoint = Endpoint(path: "/model.json", method: .get)
-        let rate = try await throughput(concurrency: 16, seconds: seconds) {
+        let rate = try await throughput(concurrency: concurrency, seconds: seconds) {
             let _: BenchModel = try await service.request(to: endpoint, via: environment)
         }
-        print(String(format: "default transport, 16 in flight: %.0f requests/s", rate))
+        print(String(format: "default transport, %d in flight: %.0f requests/s", concurrency, rate))
     }
 
     /// Runs this executable as `--download-child` and reads the peak RSS it reports.

@@ -32,7 +32,8 @@ public struct EndpointRequestBuilder: Sendable {
         }
         let url = try Self.url(base: baseURL, path: endpoint.path, query: endpoint.query)
         var request = URLRequest(url: url)
-        request.httpMethod = endpoint.method.rawValue
+        // GET is URLRequest's default; setting it anyway costs a copy and a check on Linux.
+        if endpoint.method != .get { request.httpMethod = endpoint.method.rawValue }
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let timeout = endpoint.timeoutInterval, timeout > 0 {
             request.timeoutInterval = timeout
@@ -69,13 +70,15 @@ public struct EndpointRequestBuilder: Sendable {
         let existingQuery = mark.map { absolute[bytes.index(after: $0)..<end] }
         let beforeQuery = mark ?? end
         guard let colon = bytes[..<beforeQuery].firstIndex(of: UInt8(ascii: ":")),
-            bytes[bytes.index(after: colon)..<beforeQuery].starts(with: "//".utf8),
-            base.host?.isEmpty == false
+            bytes[bytes.index(after: colon)..<beforeQuery].starts(with: "//".utf8)
         else {
             throw NetworkError(.invalidURL, message: "The base URL \(base) is not an absolute URL.")
         }
         let authorityStart = bytes.index(colon, offsetBy: 3)
         let pathStart = bytes[authorityStart..<beforeQuery].firstIndex(of: UInt8(ascii: "/")) ?? beforeQuery
+        guard Self.hasHost(bytes[authorityStart..<pathStart]) else {
+            throw NetworkError(.invalidURL, message: "The base URL \(base) has no host.")
+        }
         var text = String(absolute[..<pathStart])
         text += joinPaths(String(absolute[pathStart..<beforeQuery]), percentEncodePath(path))
         var queryParts: [String] = []
@@ -86,6 +89,19 @@ public struct EndpointRequestBuilder: Sendable {
             throw NetworkError(.invalidURL, message: "Could not form a URL from \(base) and \(path).")
         }
         return url
+    }
+
+    /// Whether an authority (`user@host:port`) names a host: what is left after the user info
+    /// and the port is not empty. (Checked on bytes: `URL.host` costs more than building the URL.)
+    static func hasHost(_ authority: Substring.UTF8View) -> Bool {
+        var host = authority
+        if let at = host.lastIndex(of: UInt8(ascii: "@")) { host = host[host.index(after: at)...] }
+        if host.first == UInt8(ascii: "[") {  // an IPv6 literal: something between the brackets
+            guard let close = host.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            return host.distance(from: host.startIndex, to: close) > 1
+        }
+        if let colon = host.firstIndex(of: UInt8(ascii: ":")) { host = host[..<colon] }
+        return !host.isEmpty
     }
 
     static func joinPaths(_ left: String, _ right: String) -> String {

@@ -27,6 +27,8 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     public let jsonEncoder: JSONEncoder
     /// Where request and response records go.
     public let logger: any NetworkLogger
+    /// `transport`, when it can defer building responses; resolved once, not per request.
+    private let deferredTransport: (any DeferredResponseTransport)?
 
     /// Creates a service. Every argument has a default, so `HTTPNetworkService()` works.
     ///
@@ -48,6 +50,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         self.jsonDecoder = jsonDecoder
         self.jsonEncoder = jsonEncoder
         self.logger = logger
+        self.deferredTransport = transport as? any DeferredResponseTransport
     }
 
     /// Sends `endpoint` and decodes the 2xx body as `Model`.
@@ -58,14 +61,21 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     public func request<Model: Decodable>(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> Model {
-        try await requestWithResponse(to: endpoint, via: environment).model
+        guard let (data, deferred, request) = try await sendDeferred(to: endpoint, via: environment) else {
+            return try await requestWithResponse(to: endpoint, via: environment).model
+        }
+        do {
+            return try jsonDecoder.decode(Model.self, from: data)
+        } catch {
+            throw decodingError(error, modelType: Model.self, response: try fullResponse(deferred, request), data: data)
+        }
     }
 
     /// Sends `endpoint` and decodes the 2xx body as a top-level JSON array of `Model`.
     public func requestModels<Model: Decodable>(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> [Model] {
-        try await requestWithResponse(to: endpoint, via: environment).model
+        try await request(to: endpoint, via: environment)
     }
 
     /// Sends `endpoint`, checks for a 2xx status and ignores the body (204 and empty bodies
@@ -75,7 +85,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     )
         async throws
     {
-        _ = try await requestData(to: endpoint, via: environment)
+        if try await sendDeferred(to: endpoint, via: environment) == nil {
+            _ = try await requestData(to: endpoint, via: environment)
+        }
     }
 
     /// Sends `endpoint`, decodes the 2xx body as `Model`, and also returns the response, for
@@ -87,13 +99,18 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         do {
             return (try jsonDecoder.decode(Model.self, from: data), response)
         } catch {
-            let failure = DecodingFailure.from(
-                error, modelType: String(describing: Model.self), statusCode: response.statusCode, body: data)
-            let decodingError = NetworkError(
-                .decodingFailed, message: failure.description, url: response.url,
-                response: HTTPErrorResponse(response, body: data), decodingFailure: failure, underlyingError: error)
-            throw decodingError
+            throw decodingError(error, modelType: Model.self, response: response, data: data)
         }
+    }
+
+    private func decodingError<Model>(
+        _ error: any Error, modelType: Model.Type, response: HTTPURLResponse, data: Data
+    ) -> NetworkError {
+        let failure = DecodingFailure.from(
+            error, modelType: String(describing: Model.self), statusCode: response.statusCode, body: data)
+        return NetworkError(
+            .decodingFailed, message: failure.description, url: response.url,
+            response: HTTPErrorResponse(response, body: data), decodingFailure: failure, underlyingError: error)
     }
 
     /// Sends `endpoint` and returns the raw 2xx body and response, undecoded.
@@ -103,6 +120,18 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     public func requestData(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (data: Data, response: HTTPURLResponse) {
+        let request = try await prepare(endpoint, environment)
+        let (data, response) = try await send(request)
+        guard (200..<300).contains(response.statusCode) else {
+            throw statusError(response, data: data, request: request)
+        }
+        return (data, response)
+    }
+
+    /// Builds the request for `endpoint` and authorizes it when the endpoint requires it.
+    private func prepare(
+        _ endpoint: any EndpointProtocol, _ environment: any APIEnvironmentProtocol
+    ) async throws -> URLRequest {
         var request = try EndpointRequestBuilder(jsonEncoder: jsonEncoder).makeRequest(for: endpoint, in: environment)
         if endpoint.requiresAuth {
             do {
@@ -113,22 +142,57 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
                     url: request.url, underlyingError: error)
             }
         }
-        let (data, response) = try await send(request)
-        guard (200..<300).contains(response.statusCode) else {
-            let snapshot = HTTPErrorResponse(response, body: data)
-            guard let status = HTTPStatusError(statusCode: response.statusCode) else {
-                throw NetworkError(
-                    .invalidResponseType, message: "Unexpected HTTP status \(response.statusCode).",
-                    url: response.url ?? request.url, response: snapshot)
-            }
-            throw NetworkError(
-                .httpStatusError(status),
-                message:
-                    "HTTP \(response.statusCode) from \(request.httpMethod ?? "GET") \(Redactor.url(request.url)): "
-                    + Redactor.bodyExcerpt(data, limit: 256),
+        return request
+    }
+
+    /// The error for a non-2xx `response`, with its status, headers and body.
+    private func statusError(_ response: HTTPURLResponse, data: Data, request: URLRequest) -> NetworkError {
+        let snapshot = HTTPErrorResponse(response, body: data)
+        guard let status = HTTPStatusError(statusCode: response.statusCode) else {
+            return NetworkError(
+                .invalidResponseType, message: "Unexpected HTTP status \(response.statusCode).",
                 url: response.url ?? request.url, response: snapshot)
         }
-        return (data, response)
+        return NetworkError(
+            .httpStatusError(status),
+            message:
+                "HTTP \(response.statusCode) from \(request.httpMethod ?? "GET") \(Redactor.url(request.url)): "
+                + Redactor.bodyExcerpt(data, limit: 256),
+            url: response.url ?? request.url, response: snapshot)
+    }
+
+    /// The fast path for callers that need only a 2xx body: when nothing is logged and the
+    /// transport can defer building the `HTTPURLResponse` (``CurlTransport``), sends `endpoint`
+    /// and checks the status without building it. `nil` when the fast path does not apply.
+    ///
+    /// - Throws: What ``requestData(to:via:)`` throws, with the same errors.
+    private func sendDeferred(
+        to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
+    ) async throws -> (Data, DeferredResponse, URLRequest)? {
+        guard !logger.isEnabled, let deferredTransport else {
+            return nil
+        }
+        let request = try await prepare(endpoint, environment)
+        let data: Data
+        let deferred: DeferredResponse
+        do {
+            (data, deferred) = try await deferredTransport.deferredData(for: request)
+        } catch {
+            throw mapped(error, request: request)
+        }
+        guard (200..<300).contains(deferred.statusCode) else {
+            throw statusError(try fullResponse(deferred, request), data: data, request: request)
+        }
+        return (data, deferred, request)
+    }
+
+    /// The deferred response, built; a failure to build it is a transport error.
+    private func fullResponse(_ deferred: DeferredResponse, _ request: URLRequest) throws -> HTTPURLResponse {
+        do {
+            return try deferred.response()
+        } catch {
+            throw mapped(error, request: request)
+        }
     }
 
     /// Sends a prepared request through the transport, with logging and error mapping.
@@ -145,23 +209,29 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             return (data, response)
         } catch {
             if logging { logger.log(.failure(error, request: request, duration: elapsed())) }
-            if error is CancellationError || Task.isCancelled && !(error is NetworkError) {
-                throw CancellationError()
-            }
-            if let error = error as? NetworkError { throw error }
-            if let error = error as? TransportError {
-                throw NetworkError(
-                    .transport(error.code), message: error.message, url: request.url, underlyingError: error)
-            }
-            if let error = error as? URLError {
-                let mapped = TransportError.map(error, url: request.url)
-                if mapped is CancellationError { throw CancellationError() }
-                if let mapped = mapped as? TransportError {
-                    throw NetworkError(
-                        .transport(mapped.code), message: mapped.message, url: request.url, underlyingError: mapped)
-                }
-            }
-            throw error
+            throw mapped(error, request: request)
         }
+    }
+
+    /// A transport's error as the service throws it: `CancellationError`, a ``NetworkError``, or
+    /// (from a custom transport) the error unchanged.
+    private func mapped(_ error: any Error, request: URLRequest) -> any Error {
+        if error is CancellationError || Task.isCancelled && !(error is NetworkError) {
+            return CancellationError()
+        }
+        if let error = error as? NetworkError { return error }
+        if let error = error as? TransportError {
+            return NetworkError(
+                .transport(error.code), message: error.message, url: request.url, underlyingError: error)
+        }
+        if let error = error as? URLError {
+            let mapped = TransportError.map(error, url: request.url)
+            if mapped is CancellationError { return CancellationError() }
+            if let mapped = mapped as? TransportError {
+                return NetworkError(
+                    .transport(mapped.code), message: mapped.message, url: request.url, underlyingError: mapped)
+            }
+        }
+        return error
     }
 }

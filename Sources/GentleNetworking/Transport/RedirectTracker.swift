@@ -14,6 +14,9 @@ struct RedirectTracker: Sendable {
     private var visited: [String] = []
     private(set) var count = 0
 
+    /// The statuses that are followed when they carry a `Location`.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
     init(originalURL: URL?, maxRedirects: Int) {
         self.originalURL = originalURL
         self.maxRedirects = max(0, maxRedirects)
@@ -53,7 +56,7 @@ struct RedirectTracker: Sendable {
     /// 301 and 302 turn POST into GET, 303 turns everything but HEAD into GET (dropping the
     /// body), and 307 and 308 keep the method and body (RFC 9110 §15.4).
     func nextRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
-        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+        guard Self.redirectStatuses.contains(response.statusCode),
             let location = response.value(forHTTPHeaderField: "Location"),
             let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"

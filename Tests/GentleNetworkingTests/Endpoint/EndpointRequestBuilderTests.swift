@@ -92,6 +92,31 @@ struct EndpointRequestBuilderTests {
         }
     }
 
+    @Test(
+        "A base URL without a host is a typed error",
+        arguments: ["http://", "http://user@", "http://:8080/api", "http://[]:80"])
+    func baseURLWithoutHost(base: String) throws {
+        let url = try #require(URL(string: base))
+        #expect {
+            try builder.makeRequest(for: Endpoint(path: "/a", method: .get), in: DefaultAPIEnvironment(baseURL: url))
+        } throws: { error in
+            (error as? NetworkError)?.kind == .invalidURL
+        }
+    }
+
+    @Test(
+        "Hosts with user info, ports and IPv6 literals are kept as they are",
+        arguments: [
+            ("https://user:pw@h.example:8443/v1", "https://user:pw@h.example:8443/v1/a"),
+            ("http://[::1]:8080", "http://[::1]:8080/a"), ("http://127.0.0.1:9/x/", "http://127.0.0.1:9/x/a"),
+        ])
+    func authorities(base: String, expected: String) throws {
+        let request = try builder.makeRequest(
+            for: Endpoint(path: "/a", method: .get), in: DefaultAPIEnvironment(baseURL: URL(string: base)))
+        #expect(request.url?.absoluteString == expected)
+        #expect(request.httpMethod == "GET")
+    }
+
     @Test("A body that cannot be encoded is a typed error naming the endpoint")
     func unencodableBody() {
         let endpoint = Endpoint(path: "/a", method: .post, body: ["x": EndpointAnyEncodable(Double.nan)])

@@ -61,26 +61,23 @@
 
         /// Hands `request` to the loop.
         func submit(_ request: CurlEasyRequest) {
-            let wake = inbox.withLock { inbox in
-                inbox.additions.append(request)
-                return inbox.needsWakeup()
-            }
-            if wake { curl_multi_wakeup(multi) }
+            enqueue { $0.additions.append(request) }
         }
 
         /// Asks the loop to abandon `request` (its caller was already resumed).
         func cancel(_ request: CurlEasyRequest) {
-            let wake = inbox.withLock { inbox in
-                inbox.cancellations.append(request)
-                return inbox.needsWakeup()
-            }
-            if wake { curl_multi_wakeup(multi) }
+            enqueue { $0.cancellations.append(request) }
         }
 
         /// Asks the loop to resume a transfer paused by backpressure.
         func resumeTransfer(_ request: CurlEasyRequest) {
+            enqueue { $0.resumptions.append(request) }
+        }
+
+        /// Queues a command, and wakes the loop if it is polling.
+        private func enqueue(_ command: (inout Inbox) -> Void) {
             let wake = inbox.withLock { inbox in
-                inbox.resumptions.append(request)
+                command(&inbox)
                 return inbox.needsWakeup()
             }
             if wake { curl_multi_wakeup(multi) }
