@@ -58,9 +58,11 @@
         ) throws {
             guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
             else {
+                Self.release(sink: sink, source: source)
                 throw TransportError(.badResponse, url: request.url, message: "Only http and https URLs can be sent.")
             }
             guard let handle = pool.take() else {
+                Self.release(sink: sink, source: source)
                 throw TransportError(.other, url: url, message: "libcurl could not create a handle.")
             }
             self.handle = handle
@@ -155,20 +157,25 @@
                     "XFERINFODATA")
             }
 
-            var headers: [String] = []
             let fields = request.allHTTPHeaderFields ?? [:]
-            let lowercasedNames = Set(fields.keys.map { $0.lowercased() })
-            func has(_ name: String) -> Bool { lowercasedNames.contains(name) }
+            var headers: [String] = []
+            headers.reserveCapacity(fields.count + 3)
+            var hasContentType = false
+            var hasUserAgent = false
             for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-                if name.lowercased() == "accept-encoding" {
+                switch name.lowercased() {
+                case "accept-encoding":
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
                     continue
+                case "content-type": hasContentType = true
+                case "user-agent": hasUserAgent = true
+                default: break
                 }
                 headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
             headers.append("Expect:")  // no 100-continue round trip
-            if !has("content-type") { headers.append("Content-Type:") }  // no form-urlencoded default
-            if !has("user-agent") { headers.append("User-Agent: \(CurlTransport.userAgent)") }
+            if !hasContentType { headers.append("Content-Type:") }  // no form-urlencoded default
+            if !hasUserAgent { headers.append("User-Agent: \(CurlTransport.userAgent)") }
             for line in headers {
                 guard let appended = curl_slist_append(headerList, line) else {
                     throw TransportError(.other, url: url, message: "libcurl could not store a header.")
@@ -191,6 +198,12 @@
         /// Registers the caller waiting for this request.
         func setContinuation(_ continuation: CheckedContinuation<(Data, ResponseHead), any Error>) {
             completion.withLock { $0 = continuation }
+        }
+
+        /// Closes the file descriptors of `sink` and `source`, for a request that will never own them.
+        static func release(sink: Sink, source: Source) {
+            if case .file(let descriptor) = sink { close(descriptor) }
+            if case .file(let descriptor, _) = source { close(descriptor) }
         }
 
         /// Marks the request cancelled and resumes its caller with `CancellationError` at once.
@@ -361,8 +374,7 @@
             pool.give(handle)
             // The request owns its file descriptors, so they are closed only once libcurl can no
             // longer call back into them.
-            if case .file(let descriptor) = sink { close(descriptor) }
-            if case .file(let descriptor, _) = source { close(descriptor) }
+            Self.release(sink: sink, source: source)
             if let headerList { curl_slist_free_all(headerList) }
             headerList = nil
         }

@@ -52,8 +52,8 @@
         /// The transport's settings.
         public let configuration: Configuration
         private let loop: CurlEventLoop
-        private let handles = CurlHandlePool()
-        private let trustByHost: [String: CurlTrustSettings]
+        let handles = CurlHandlePool()
+        let trustByHost: [String: CurlTrustSettings]
 
         /// The instance ``DefaultTransport`` hands out on Linux, so every default service shares
         /// one connection pool and one thread.
@@ -124,12 +124,17 @@
             let partial = destination.path + ".gentle-partial-\(UUID().uuidString)"
             defer { unlink(partial) }
             let (_, response) = try await followingRedirects(request) { current in
-                let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                guard descriptor >= 0 else {
-                    throw TransportError(.other, url: request.url, message: "Cannot create \(partial): errno \(errno).")
-                }
-                return try await self.send(
-                    current, sink: { .file(descriptor) }, source: { .request }, progress: progress)
+                // Owner-only: downloads often land in the shared temporary directory.
+                try await self.send(
+                    current,
+                    sink: {
+                        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                        guard descriptor >= 0 else {
+                            throw TransportError(
+                                .other, url: request.url, message: "Cannot create \(partial): errno \(errno).")
+                        }
+                        return .file(descriptor)
+                    }, source: { .request }, progress: progress)
             }
             guard rename(partial, destination.path) == 0 else {
                 throw TransportError(
@@ -150,22 +155,33 @@
         public func upload(
             for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) async throws -> (Data, HTTPURLResponse) {
-            try await followingRedirects(request) { current in
-                let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-                guard descriptor >= 0 else {
-                    throw TransportError(.other, url: request.url, message: "Cannot open \(file.path): errno \(errno).")
-                }
-                var info = stat()
-                guard fstat(descriptor, &info) == 0 else {
-                    close(descriptor)
-                    throw TransportError(.other, url: request.url, message: "Cannot stat \(file.path): errno \(errno).")
-                }
+            var hop = 0
+            return try await followingRedirects(request) { current in
+                hop += 1
                 let method = (current.httpMethod ?? "GET").uppercased()
+                if hop > 1, method == "GET" || method == "HEAD" {
+                    // A 301/302/303 turned the upload into a GET (RFC 9110 §15.4): no body now.
+                    return try await self.send(current, sink: { .memory }, source: { .request }, progress: progress)
+                }
                 var upload = current
                 if method == "GET" || method == "HEAD" { upload.httpMethod = "POST" }
+                // 307 and 308 keep the method and the body: the file is sent again from the start.
                 return try await self.send(
-                    upload, sink: { .memory }, source: { .file(descriptor, size: Int64(info.st_size)) },
-                    progress: progress)
+                    upload, sink: { .memory },
+                    source: {
+                        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+                        guard descriptor >= 0 else {
+                            throw TransportError(
+                                .other, url: request.url, message: "Cannot open \(file.path): errno \(errno).")
+                        }
+                        var info = stat()
+                        guard fstat(descriptor, &info) == 0 else {
+                            close(descriptor)
+                            throw TransportError(
+                                .other, url: request.url, message: "Cannot stat \(file.path): errno \(errno).")
+                        }
+                        return .file(descriptor, size: Int64(info.st_size))
+                    }, progress: progress)
             }
         }
 
@@ -224,20 +240,41 @@
         }
 
         /// Sends one request, without following redirects.
+        ///
+        /// `sink` and `source` open their files only after the cancellation check, and the easy
+        /// request owns (and closes) them from then on, even when it cannot be created.
         private func send(
-            _ request: URLRequest, sink: () -> CurlEasyRequest.Sink, source: () -> CurlEasyRequest.Source,
-            progress: (@Sendable (TransferProgress) -> Void)?
+            _ request: URLRequest, sink: () throws -> CurlEasyRequest.Sink,
+            source: () throws -> CurlEasyRequest.Source, progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> (Data, HTTPURLResponse) {
             try Task.checkCancellation()
             let trust = request.url?.host.flatMap { trustByHost[$0.lowercased()] }
+            let sinkValue = try sink()
+            let sourceValue: CurlEasyRequest.Source
+            do {
+                sourceValue = try source()
+            } catch {
+                CurlEasyRequest.release(sink: sinkValue, source: .request)
+                throw error
+            }
             let easy = try CurlEasyRequest(
-                request: request, configuration: configuration, trust: trust, pool: handles, sink: sink(),
-                source: source(), progress: progress)
+                request: request, configuration: configuration, trust: trust, pool: handles, sink: sinkValue,
+                source: sourceValue, progress: progress)
             return try await run(easy)
         }
 
         /// Hands `easy` to the event loop and waits for its result (or, for streams, its head).
         private func run(_ easy: CurlEasyRequest) async throws -> (Data, HTTPURLResponse) {
+            let (body, head) = try await runHead(easy)
+            guard let response = CurlEasyRequest.makeResponse(url: easy.request.url, head: head) else {
+                throw TransportError(
+                    .badResponse, url: easy.request.url, message: "The server sent no valid status line.")
+            }
+            return (body, response)
+        }
+
+        /// ``run(_:)`` without building the `HTTPURLResponse`.
+        func runHead(_ easy: CurlEasyRequest) async throws -> (Data, CurlEasyRequest.ResponseHead) {
             let (body, head) = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     easy.setContinuation(continuation)
@@ -252,11 +289,11 @@
                 easy.cancel()
                 loop.cancel(easy)
             }
-            guard let response = CurlEasyRequest.makeResponse(url: easy.request.url, head: head) else {
+            guard (100...999).contains(head.statusCode) else {
                 throw TransportError(
                     .badResponse, url: easy.request.url, message: "The server sent no valid status line.")
             }
-            return (body, response)
+            return (body, head)
         }
 
         /// Maps a libcurl result to a typed error.

@@ -1,0 +1,91 @@
+#if canImport(CCurl)
+    import Foundation
+    import GentleNetworking
+    import GentleNetworkingTesting
+    import Testing
+
+    /// The paths this process has open whose path starts with `prefix` (from /proc/self/fd).
+    private func openFiles(prefix: String) -> [String] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.hasPrefix(prefix) }
+    }
+
+    @Suite("CurlTransport transfers: redirects of uploads, and no descriptor left open")
+    struct CurlTransferEdgeTests {
+        @Test("An upload answered 303 follows with a GET and no body; the file is sent once")
+        func uploadSeeOther() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("POST", "/upload") { _ in .redirect(to: "/result", status: 303) }
+            server.route("GET", "/result") { _ in .text("stored") }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("body.bin")
+            let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+            try bytes.write(to: file)
+
+            var request = URLRequest(url: server.url("/upload"))
+            request.httpMethod = "POST"
+            let (data, response) = try await CurlTransport().upload(for: request, fromFile: file)
+
+            #expect(response.statusCode == 200)
+            #expect(data == Data("stored".utf8))
+            #expect(server.requests(path: "/upload").map(\.body) == [bytes])
+            let followUp = try #require(server.requests(path: "/result").first)
+            #expect(followUp.method == "GET")
+            #expect(followUp.body.isEmpty)
+            #expect(server.receivedRequests.count == 2)
+        }
+
+        @Test("An upload answered 307 sends the same method and the whole file again to the new location")
+        func uploadTemporaryRedirect() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("PUT", "/old") { _ in .redirect(to: "/new", status: 307) }
+            server.route("PUT", "/new") { request in .text("got \(request.body.count)") }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("body.bin")
+            let bytes = Data(repeating: 0x42, count: 300_000)
+            try bytes.write(to: file)
+
+            var request = URLRequest(url: server.url("/old"))
+            request.httpMethod = "PUT"
+            let (data, _) = try await CurlTransport().upload(for: request, fromFile: file)
+
+            #expect(data == Data("got 300000".utf8))
+            #expect(server.requests(path: "/old").map(\.body) == [bytes])
+            #expect(server.requests(path: "/new").map(\.body) == [bytes])
+        }
+
+        @Test("Transfers that fail before they start, or are cancelled first, leave no file open")
+        func noDescriptorLeaks() async throws {
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("body.bin")
+            try Data("x".utf8).write(to: file)
+            let transport = try CurlTransport()
+            // Not http(s): the easy request refuses it after the file was opened.
+            let ftp = URLRequest(url: try #require(URL(string: "ftp://127.0.0.1/upload")))
+            for _ in 0..<5 {
+                await #expect(throws: TransportError.self) { _ = try await transport.upload(for: ftp, fromFile: file) }
+                await #expect(throws: TransportError.self) {
+                    _ = try await transport.download(for: ftp, to: directory.appendingPathComponent("out"))
+                }
+            }
+            // Cancelled before the transfer starts.
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let request = URLRequest(url: server.url("/x"))
+            for _ in 0..<5 {
+                let task = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    _ = try await transport.upload(for: request, fromFile: file)
+                }
+                await #expect(throws: CancellationError.self) { try await task.value }
+            }
+            #expect(openFiles(prefix: directory.path) == [])
+        }
+    }
+#endif
