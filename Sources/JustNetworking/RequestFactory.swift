@@ -25,7 +25,11 @@ public struct RequestFactory: Sendable {
     /// When no base URL is set its URL is built on ``NetworkConfiguration/unsetBaseURL``; use
     /// ``makeURLRequest()`` to be told instead.
     public var urlRequest: URLRequest {
-        var request = URLRequest(url: router.completeURL)
+        request(for: router.completeURL)
+    }
+
+    private func request(for url: URL) -> URLRequest {
+        var request = URLRequest(url: url)
         request.httpMethod = router.route.method.rawValue
         return requestBuilder(request)
     }
@@ -36,10 +40,12 @@ public struct RequestFactory: Sendable {
     ///   is based on ``NetworkConfiguration/unsetBaseURL``: no global URL was ever set (or it was
     ///   cleared) and the router overrides neither ``Router/baseURL`` nor ``Router/completeURL``.
     public func makeURLRequest() throws(JustNetworkingError) -> URLRequest {
-        if Self.isBasedOnUnsetBaseURL(router.completeURL) {
+        // One read of the URL: the global base URL may change between two.
+        let url = router.completeURL
+        if Self.isBasedOnUnsetBaseURL(url) {
             throw .baseURLNotSet(router: router.description)
         }
-        return urlRequest
+        return request(for: url)
     }
 
     static func isBasedOnUnsetBaseURL(_ url: URL) -> Bool {

@@ -45,13 +45,4 @@ enum RequesterDelivery {
             }
         }
     }
-
-    /// The header fields of `response` as strings.
-    static func headers(of response: HTTPURLResponse) -> [String: String] {
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            headers[String(describing: name)] = String(describing: value)
-        }
-        return headers
-    }
 }

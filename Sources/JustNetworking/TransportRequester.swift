@@ -50,7 +50,7 @@ public struct TransportRequester: Requester, Sendable {
             do {
                 let (data, httpResponse) = try await transport.data(for: urlRequest)
                 outcome = .body(
-                    data, statusCode: httpResponse.statusCode, headers: RequesterDelivery.headers(of: httpResponse))
+                    data, statusCode: httpResponse.statusCode, headers: httpResponse.stringHeaders)
             } catch {
                 outcome = .failure(error)
             }

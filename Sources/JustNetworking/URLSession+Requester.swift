@@ -1,3 +1,5 @@
+import GentleNetworking
+
 extension URLSession: Requester {
     /// Sends `request` with a data task of this session and calls `response` once on
     /// `request.responseQueue`.
@@ -16,7 +18,7 @@ extension URLSession: Requester {
             } else if let httpResponse = urlResponse as? HTTPURLResponse {
                 outcome = .body(
                     data ?? Data(), statusCode: httpResponse.statusCode,
-                    headers: RequesterDelivery.headers(of: httpResponse))
+                    headers: httpResponse.stringHeaders)
             } else {
                 outcome = .failure(JustNetworkingError.notHTTPResponse)
             }

@@ -30,7 +30,7 @@ import Foundation
 public final class PinningTransport: HTTPTransportProtocol {
     /// The evaluators by domain.
     public let pinnedDomains: [String: any ServerTrustEvaluator]
-    private let inner: any HTTPTransportProtocol
+    let inner: any HTTPTransportProtocol
 
     /// Creates a pinning transport.
     ///

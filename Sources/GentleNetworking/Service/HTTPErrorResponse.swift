@@ -26,11 +26,7 @@ public struct HTTPErrorResponse: Sendable, Hashable {
 
     /// Captures `response` and `body`.
     public init(_ response: HTTPURLResponse, body: Data) {
-        var headers: [String: String] = [:]
-        for (key, value) in response.allHeaderFields {
-            headers[String(describing: key)] = String(describing: value)
-        }
-        self.init(statusCode: response.statusCode, headers: headers, body: body, url: response.url)
+        self.init(statusCode: response.statusCode, headers: response.stringHeaders, body: body, url: response.url)
     }
 
     /// The value of header `name`, compared case-insensitively.
@@ -46,5 +42,16 @@ public struct HTTPErrorResponse: Sendable, Hashable {
     /// Decodes the body as `T`, such as your API's error payload.
     public func decodeBody<T: Decodable>(as type: T.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> T {
         try decoder.decode(T.self, from: body)
+    }
+}
+
+extension HTTPURLResponse {
+    /// The header fields as strings, as the response spelled their names.
+    package var stringHeaders: [String: String] {
+        var headers: [String: String] = [:]
+        for (key, value) in allHeaderFields {
+            headers[String(describing: key)] = String(describing: value)
+        }
+        return headers
     }
 }

@@ -33,3 +33,36 @@ extension DefaultTransport {
         #endif
     }
 }
+
+extension HTTPTransportProtocol {
+    /// A download through `data(for:)`: the body is held in memory, then written to
+    /// `destination` atomically, with one progress report at the end. For transports that
+    /// cannot stream to a file but must not be bypassed (pinning, retries).
+    package func downloadThroughMemory(
+        for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPURLResponse {
+        let (data, response) = try await self.data(for: request)
+        try data.write(to: destination, options: .atomic)
+        let size = Int64(data.count)
+        progress?(
+            TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
+        return response
+    }
+
+    /// An upload through `data(for:)`: `file` is read into the body, with one progress report
+    /// at the end.
+    package func uploadThroughMemory(
+        for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, HTTPURLResponse) {
+        var inMemory = request
+        let body = try Data(contentsOf: file)
+        inMemory.httpBody = body
+        let (data, response) = try await self.data(for: inMemory)
+        let sent = Int64(body.count)
+        progress?(
+            TransferProgress(
+                bytesReceived: Int64(data.count), expectedBytesToReceive: Int64(data.count), bytesSent: sent,
+                expectedBytesToSend: sent))
+        return (data, response)
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import GentleNetworking
 
-/// Encodes a body as `application/x-www-form-urlencoded`: sorted `key=value` pairs joined by
+/// Encodes a body as `application/x-www-form-urlencoded`: `key=value` pairs sorted by key, joined by
 /// `&`, with spaces as `+` and everything but RFC 3986 unreserved characters percent-encoded.
 ///
 /// The value is a ``ParametersBuilder`` (such as a ``Parameters`` dictionary) or any
@@ -34,8 +34,10 @@ public struct FormURLEncoder: DataEncoder {
     ///
     /// - Parameter spaceAsPlus: Whether spaces are written `+` (form bodies) or `%20`.
     public static func encode(_ parameters: Parameters, spaceAsPlus: Bool) -> String {
+        // Sorted by key; an array's values keep their order.
         var pairs: [String] = []
-        for (key, value) in parameters {
+        for key in parameters.keys.sorted() {
+            guard let value = parameters[key] else { continue }
             let name = component(key, spaceAsPlus: spaceAsPlus)
             for element in flatten(value) {
                 switch element {
@@ -44,7 +46,7 @@ public struct FormURLEncoder: DataEncoder {
                 }
             }
         }
-        return pairs.sorted().joined(separator: "&")
+        return pairs.joined(separator: "&")
     }
 
     private enum Element {

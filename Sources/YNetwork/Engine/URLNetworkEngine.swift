@@ -12,14 +12,20 @@ import GentleNetworking
 /// - Requests: the given transport; by default the platform's (libcurl on Linux,
 ///   `URLSession` on Apple platforms), or a `URLSession` with the configuration's
 ///   ``NetworkEngineConfiguration/sessionDelegate`` when one is set.
-/// - Downloads and uploads: the given file-transfer transport; by default libcurl on Linux
-///   (constant memory, progress as bytes move). Without one: a background `URLSession` on Apple
-///   platforms; elsewhere the body goes through memory and progress is reported once, at the end.
+/// - Downloads, uploads and multipart bodies above 10 MiB never bypass a given transport:
+///   - a given `fileTransport`, or a given transport that is a ``FileTransferTransport``
+///     (``CurlTransport``, ``PinningTransport``), streams them with constant memory;
+///   - any other given transport (a decorator stack) carries them through memory, so its
+///     retries, credentials and pins still apply; progress is reported once, at the end;
+///   - with no transport given: libcurl on Linux, a background `URLSession` on Apple platforms.
 public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
-    // @unchecked: `transport` is behind `lock`; the rest is immutable.
+    // @unchecked: `configuredSession` and `configuredTransport` are behind `lock`; the rest is
+    // immutable.
     private let givenTransport: (any HTTPTransportProtocol)?
     private let fileTransport: (any FileTransferTransport)?
+    private let usesPlatformTransfers: Bool
     private let lock = NSLock()
+    private var configuredSession: URLSession?
     private var configuredTransport: (any HTTPTransportProtocol)?
 
     /// Creates an engine.
@@ -28,30 +34,48 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     ///   - transport: The transport (or decorator stack) for requests; `nil` (the default) for
     ///     the platform's default, or a delegate-backed `URLSession` once configured with a
     ///     session delegate.
-    ///   - fileTransport: The transport for downloads and uploads; by default the platform's
-    ///     (`CurlTransport` on Linux, none elsewhere).
+    ///   - fileTransport: The transport for downloads, uploads and large multipart bodies;
+    ///     `nil` (the default) derives it from `transport` as described above.
     public init(
-        transport: (any HTTPTransportProtocol)? = nil,
-        fileTransport: (any FileTransferTransport)? = DefaultTransport.makeFileTransfer()
+        transport: (any HTTPTransportProtocol)? = nil, fileTransport: (any FileTransferTransport)? = nil
     ) {
         self.givenTransport = transport
-        self.fileTransport = fileTransport
+        if let fileTransport {
+            self.fileTransport = fileTransport
+            self.usesPlatformTransfers = false
+        } else if let transport {
+            self.fileTransport = transport as? any FileTransferTransport
+            self.usesPlatformTransfers = false
+        } else {
+            self.fileTransport = DefaultTransport.makeFileTransfer()
+            self.usesPlatformTransfers = true
+        }
+    }
+
+    deinit {
+        configuredSession?.finishTasksAndInvalidate()
     }
 
     /// Builds the `URLSession` transport when the configuration has a session delegate and no
-    /// transport was given.
+    /// transport was given; a later configuration replaces it (the old session finishes its
+    /// tasks and is invalidated, releasing its delegate).
     public func configure(with configuration: NetworkEngineConfiguration) {
-        guard givenTransport == nil, let delegate = configuration.sessionDelegate else { return }
-        let sessionConfiguration = URLSessionConfiguration.default
-        sessionConfiguration.httpAdditionalHeaders = configuration.headers
-        if configuration.timeoutInterval > 0 {
-            sessionConfiguration.timeoutIntervalForRequest = configuration.timeoutInterval
+        var session: URLSession?
+        if givenTransport == nil, let delegate = configuration.sessionDelegate {
+            let sessionConfiguration = URLSessionConfiguration.default
+            sessionConfiguration.httpAdditionalHeaders = configuration.headers
+            if configuration.timeoutInterval > 0 {
+                sessionConfiguration.timeoutIntervalForRequest = configuration.timeoutInterval
+            }
+            if let policy = configuration.cachePolicy { sessionConfiguration.requestCachePolicy = policy }
+            session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         }
-        if let policy = configuration.cachePolicy { sessionConfiguration.requestCachePolicy = policy }
-        let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         lock.lock()
-        configuredTransport = URLSessionTransport(session: session)
+        let previous = configuredSession
+        configuredSession = session
+        configuredTransport = session.map { URLSessionTransport(session: $0) }
         lock.unlock()
+        previous?.finishTasksAndInvalidate()
     }
 
     private var transport: any HTTPTransportProtocol {
@@ -66,7 +90,8 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         return (data, response)
     }
 
-    /// Downloads through the file-transfer transport, else a background session (Apple) or memory.
+    /// Downloads through the file-transfer transport, else a background session (Apple, no
+    /// transport given) or the transport, through memory.
     public func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
@@ -74,19 +99,15 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
             return try await fileTransport.download(for: request, to: destination, progress: progress)
         }
         #if canImport(Darwin)
-            return try await BackgroundTransferSession.shared.download(request, to: destination, progress: progress)
-        #else
-            let (data, response) = try await transport.data(for: request)
-            try data.write(to: destination, options: .atomic)
-            let size = Int64(data.count)
-            progress?(
-                TransferProgress(
-                    bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
-            return response
+            if usesPlatformTransfers {
+                return try await BackgroundTransferSession.shared.download(request, to: destination, progress: progress)
+            }
         #endif
+        return try await transport.downloadThroughMemory(for: request, to: destination, progress: progress)
     }
 
-    /// Uploads through the file-transfer transport, else a background session (Apple) or memory.
+    /// Uploads through the file-transfer transport, else a background session (Apple, no
+    /// transport given) or the transport, through memory.
     public func upload(
         _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, URLResponse) {
@@ -95,17 +116,11 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
             return (data, response)
         }
         #if canImport(Darwin)
-            return try await BackgroundTransferSession.shared.upload(request, fromFile: file, progress: progress)
-        #else
-            var inMemory = request
-            inMemory.httpBody = try Data(contentsOf: file)
-            let (data, response) = try await transport.data(for: inMemory)
-            let size = Int64(inMemory.httpBody?.count ?? 0)
-            progress?(
-                TransferProgress(
-                    bytesReceived: Int64(data.count), expectedBytesToReceive: Int64(data.count), bytesSent: size,
-                    expectedBytesToSend: size))
-            return (data, response)
+            if usesPlatformTransfers {
+                return try await BackgroundTransferSession.shared.upload(request, fromFile: file, progress: progress)
+            }
         #endif
+        let (data, response) = try await transport.uploadThroughMemory(for: request, fromFile: file, progress: progress)
+        return (data, response)
     }
 }

@@ -26,7 +26,6 @@ extension NetworkManager {
         _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: @escaping FileDownloadHandler
     ) -> Cancelable? {
         let configuration = self.configuration
-        let sessionManager = request.usesSession ? self.sessionManager : nil
         let reporter = ProgressReporter(progress)
         return TransferHandle(
             Task {
@@ -34,10 +33,14 @@ extension NetworkManager {
                     .appendingPathComponent("ynetwork-download-\(UUID().uuidString)")
                 defer { try? FileManager.default.removeItem(at: file) }
                 do {
-                    var urlRequest = try RequestAssembler(configuration: configuration).build(request).request
-                    sessionManager?.apply(&urlRequest)
-                    let response = try await configuration.networkEngine.download(
-                        urlRequest, to: file, progress: { reporter.report($0.fractionReceived) })
+                    let built = try RequestAssembler(configuration: configuration).build(request)
+                    defer { built.removeTemporaryFile() }
+                    let ((), response) = try await self.withSession(request, built.request) { urlRequest in
+                        reporter.restart()
+                        let response = try await configuration.networkEngine.download(
+                            urlRequest, to: file, progress: { reporter.report($0.fractionReceived) })
+                        return ((), response)
+                    }
                     try Task.checkCancellation()
                     try Self.check(response, bodyFile: file)
                     await reporter.finish()
@@ -96,7 +99,6 @@ extension NetworkManager {
         resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
     ) -> TransferHandle {
         let configuration = self.configuration
-        let sessionManager = request.usesSession ? self.sessionManager : nil
         let reporter = ProgressReporter(progress)
         return TransferHandle(
             Task {
@@ -116,13 +118,15 @@ extension NetworkManager {
                     } else {
                         let bodyFile = FileManager.default.temporaryDirectory
                             .appendingPathComponent("ynetwork-upload-\(UUID().uuidString)")
-                        try (built.request.httpBody ?? Data()).write(to: bodyFile)
-                        source = bodyFile
                         temporary = bodyFile
+                        try writePrivateFile(built.request.httpBody ?? Data(), to: bodyFile)
+                        source = bodyFile
                     }
-                    sessionManager?.apply(&urlRequest)
-                    let (data, response) = try await configuration.networkEngine.upload(
-                        urlRequest, fromFile: source, progress: { reporter.report($0.fractionSent) })
+                    let (data, response) = try await self.withSession(request, urlRequest) { urlRequest in
+                        reporter.restart()
+                        return try await configuration.networkEngine.upload(
+                            urlRequest, fromFile: source, progress: { reporter.report($0.fractionSent) })
+                    }
                     try Task.checkCancellation()
                     try Self.check(response, body: data)
                     await reporter.finish()
@@ -158,6 +162,15 @@ extension NetworkManager {
     }
 }
 
+/// Writes `data` to a new file that only this user can read (temporary bodies may hold
+/// credentials or personal data, and the temporary directory is shared).
+func writePrivateFile(_ data: Data, to url: URL) throws {
+    guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
+    else {
+        throw MultipartError.cannotWrite(url)
+    }
+}
+
 /// Runs `work` on the main queue and waits for it.
 func onMain(_ work: @escaping @Sendable () -> Void) async {
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -176,6 +189,11 @@ final class ProgressReporter: Sendable {
 
     init(_ handler: ProgressHandler?) {
         self.handler = handler
+    }
+
+    /// Starts over, for a transfer sent again after a credential refresh.
+    func restart() {
+        last.withLock { $0 = -1 }
     }
 
     func report(_ fraction: Double?) {

@@ -36,9 +36,10 @@ open class NetworkManager: @unchecked Sendable {
     private struct State {
         var configuration: NetworkManagerConfiguration?
         var sessionManager: (any SessionManager)?
-        /// Bumped after every successful refresh: a 401 to a request sent before the bump is
-        /// retried with the new credentials instead of refreshing again.
+        /// Bumped when a refresh ends, whatever its outcome: a 401 to a request sent before the
+        /// bump does not refresh again; it retries if that refresh succeeded and fails if not.
         var refreshGeneration = 0
+        var lastRefreshSucceeded = true
         var refreshInFlight: Task<Bool, Never>?
     }
 
@@ -116,20 +117,11 @@ open class NetworkManager: @unchecked Sendable {
     func exchange(
         _ request: NetworkRequest, configuration: NetworkManagerConfiguration
     ) async throws -> (Data, URLResponse) {
-        let sessionManager = request.usesSession ? self.sessionManager : nil
         do {
             let built = try RequestAssembler(configuration: configuration).build(request)
             defer { built.removeTemporaryFile() }
-            var urlRequest = built.request
-            sessionManager?.apply(&urlRequest)
-            let generation = state.withLock { $0.refreshGeneration }
-            var (data, response) = try await send(urlRequest, body: built, engine: configuration.networkEngine)
-            if let sessionManager, (response as? HTTPURLResponse)?.statusCode == 401,
-                await sharedRefresh(sentAt: generation, sessionManager: sessionManager)
-            {
-                var retry = built.request
-                sessionManager.apply(&retry)
-                (data, response) = try await send(retry, body: built, engine: configuration.networkEngine)
+            let (data, response) = try await withSession(request, built.request) { urlRequest in
+                try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
             }
             peekTaskResult(request: request, data: data, response: response, error: nil)
             return (data, response)
@@ -149,23 +141,55 @@ open class NetworkManager: @unchecked Sendable {
         return try await engine.submit(request)
     }
 
+    /// Sends `urlRequest` with the session's credentials (when `request` uses the session); on a
+    /// 401, refreshes them once (shared with every concurrent 401) and sends once more.
+    func withSession<Value>(
+        _ request: NetworkRequest, _ urlRequest: URLRequest,
+        send: (URLRequest) async throws -> (Value, URLResponse)
+    ) async throws -> (Value, URLResponse) {
+        guard request.usesSession, let sessionManager = self.sessionManager else { return try await send(urlRequest) }
+        // Read before the credentials are applied: a refresh that ends in between then counts
+        // as one this request may not have seen, which at worst costs a retry, never a refresh.
+        let generation = state.withLock { $0.refreshGeneration }
+        var first = urlRequest
+        sessionManager.apply(&first)
+        let (value, response) = try await send(first)
+        guard (response as? HTTPURLResponse)?.statusCode == 401,
+            await sharedRefresh(sentAt: generation, sessionManager: sessionManager)
+        else {
+            return (value, response)
+        }
+        var retry = urlRequest
+        sessionManager.apply(&retry)
+        return try await send(retry)
+    }
+
     /// One refresh for every request that failed with the credentials of `generation`.
     private func sharedRefresh(sentAt generation: Int, sessionManager: any SessionManager) async -> Bool {
-        let task: Task<Bool, Never>? = state.withLock { state in
-            if state.refreshGeneration != generation { return nil }  // refreshed since: just retry
-            if let running = state.refreshInFlight { return running }
+        enum Step {
+            case settled(Bool)
+            case wait(Task<Bool, Never>)
+        }
+        let step: Step = state.withLock { state in
+            if state.refreshGeneration != generation { return .settled(state.lastRefreshSucceeded) }
+            if let running = state.refreshInFlight { return .wait(running) }
             let started = Task { await sessionManager.refresh(networkManager: self) }
             state.refreshInFlight = started
-            return started
+            return .wait(started)
         }
-        guard let task else { return true }
-        let refreshed = await task.value
-        state.withLock { state in
-            guard state.refreshInFlight == task else { return }
-            state.refreshInFlight = nil
-            if refreshed { state.refreshGeneration += 1 }
+        switch step {
+        case .settled(let succeeded):
+            return succeeded
+        case .wait(let task):
+            let refreshed = await task.value
+            state.withLock { state in
+                guard state.refreshInFlight == task else { return }
+                state.refreshInFlight = nil
+                state.refreshGeneration += 1
+                state.lastRefreshSucceeded = refreshed
+            }
+            return refreshed
         }
-        return refreshed
     }
 
     // MARK: - Parsing
@@ -173,12 +197,7 @@ open class NetworkManager: @unchecked Sendable {
     func parse<Response: Decodable>(
         _ data: Data, response: URLResponse, request: NetworkRequest, configuration: NetworkManagerConfiguration
     ) throws -> Response {
-        guard let http = response as? HTTPURLResponse else { throw NetworkError.invalidResponse }
-        switch http.statusCode {
-        case 200..<300: break
-        case 401: throw NetworkError.unauthenticated
-        default: throw HttpError(response: http, data: data)
-        }
+        try Self.check(response, body: data)
         if let empty = EmptyNetworkResponse() as? Response, request.responseType == .none || data.isEmpty {
             return empty
         }

@@ -24,17 +24,9 @@ extension MultipartBuilder {
         for name in parts.keys.sorted() {
             guard let part = parts[name] else { continue }
             data.append(Data("--\(boundary)\r\n".utf8))
-            if case .file(let info) = part, let url = info.fileURL {
-                data.append(Data(part.head(name: name).utf8))
-                do {
-                    data.append(try Data(contentsOf: url))
-                } catch {
-                    throw MultipartError.unreadableFile(url)
-                }
-                data.append(Data("\r\n".utf8))
-            } else {
-                part.encode(data: &data, name: name)
-            }
+            data.append(Data(part.head(name: name).utf8))
+            data.append(try part.content())
+            data.append(Data("\r\n".utf8))
         }
         data.append(Data("--\(boundary)--\r\n".utf8))
         return data
@@ -62,7 +54,10 @@ extension MultipartBuilder {
     ///
     /// - Throws: ``MultipartError`` when a file cannot be read or the destination written.
     public func writeBody(to destination: URL) throws {
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
+        // Owner-only: the body may hold personal data, and the temporary directory is shared.
+        guard
+            FileManager.default.createFile(
+                atPath: destination.path, contents: nil, attributes: [.posixPermissions: 0o600]),
             let output = try? FileHandle(forWritingTo: destination)
         else {
             throw MultipartError.cannotWrite(destination)

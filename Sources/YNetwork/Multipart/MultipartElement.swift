@@ -13,17 +13,25 @@ public enum MultipartElement: Sendable {
     /// large files. An unreadable file is written as empty here; `writeBody(to:)` throws instead.
     public func encode(data: inout Data, name: String) {
         data.append(Data(head(name: name).utf8))
+        data.append((try? content()) ?? Data())
+        data.append(Data("\r\n".utf8))
+    }
+
+    /// The part's bytes, reading a file part given by URL.
+    ///
+    /// - Throws: ``MultipartError/unreadableFile(_:)`` when that file cannot be read.
+    func content() throws -> Data {
         switch self {
         case .formField(let value):
-            data.append(Data(value.description.utf8))
+            return Data(value.description.utf8)
         case .file(let info):
-            if let url = info.fileURL {
-                data.append((try? Data(contentsOf: url)) ?? Data())
-            } else if let bytes = info.data {
-                data.append(bytes)
+            guard let url = info.fileURL else { return info.data ?? Data() }
+            do {
+                return try Data(contentsOf: url)
+            } catch {
+                throw MultipartError.unreadableFile(url)
             }
         }
-        data.append(Data("\r\n".utf8))
     }
 
     /// The part's headers and the blank line after them.

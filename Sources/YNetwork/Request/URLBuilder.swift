@@ -25,14 +25,15 @@ public struct URLBuilder: Sendable {
         guard let base = (request.basePath ?? configuration?.basePath)?.pathValue else {
             throw NetworkError.noBasePath
         }
-        let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
+        var trimmedBase = Substring(base)
+        while trimmedBase.hasSuffix("/") { trimmedBase.removeLast() }
         // Characters a path cannot hold (spaces, non-ASCII) are percent-encoded; existing escapes
         // stay, and a query already in the path is kept as it is.
-        let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        let relative = path.drop { $0 == "/" }
         let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
         let trimmedPath =
             EndpointRequestBuilder.percentEncodePath(String(relative[..<queryStart])) + relative[queryStart...]
-        return trimmedPath.isEmpty ? trimmedBase : trimmedBase + "/" + trimmedPath
+        return trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
     }
 
     /// The full URL of `request`.

@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -18,11 +19,7 @@ public struct HttpError: Error, Sendable, CustomStringConvertible {
 
     /// Creates the error for `response` and its body.
     public init(response: HTTPURLResponse, data: Data?) {
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            headers[String(describing: name)] = String(describing: value)
-        }
-        self.init(statusCode: response.statusCode, headers: headers, data: data ?? Data())
+        self.init(statusCode: response.statusCode, headers: response.stringHeaders, data: data ?? Data())
     }
 
     /// Creates the error from its parts.

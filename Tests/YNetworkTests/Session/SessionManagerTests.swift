@@ -102,6 +102,55 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/refresh").count == 1)
     }
 
+    @Test("20 concurrent 401s and a refresh that fails: still exactly 1 refresh, every request unauthenticated")
+    func failedSharedRefresh() async throws {
+        let server = try makeServer(refreshStatus: 500)
+        defer { server.shutdown() }
+        // Half of the 401s arrive only after the refresh has failed: they must not start another.
+        let seen = Recorder<Int>()
+        server.route("GET", "/me") { _ in
+            seen.append(1)
+            let late = seen.values.count % 2 == 0
+            return LoopbackResponse.json(#"{"error":"expired"}"#, status: 401).with {
+                $0.delayBeforeHeaders = late ? 0.5 : 0
+            }
+        }
+        let session = TokenSession(token: "expired", refreshDelay: 0.05)
+        let manager = makeManager(server: server, sessionManager: session)
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    do {
+                        let _: User = try await manager.submit(Me())
+                        return false
+                    } catch {
+                        return error as? YNetwork.NetworkError == .unauthenticated
+                    }
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(failures == 20)
+        #expect(server.requests(path: "/refresh").count == 1)
+        #expect(server.requests(path: "/me").allSatisfy { $0.bearerToken == "expired" })
+    }
+
+    @Test("A download with an expired token refreshes once and is sent again with the new one")
+    func transferRefresh() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        let manager = makeManager(server: server, sessionManager: session)
+        let result: Result<Data, any Error> = await withCheckedContinuation { continuation in
+            manager.submitBackgroundDownload(Me()) { result in
+                continuation.resume(returning: result.flatMap { url in Result { try Data(contentsOf: url) } })
+            }
+        }
+        #expect(try result.get() == Data(#"{"id":1,"name":"Ada"}"#.utf8))
+        #expect(server.requests(path: "/me").map(\.bearerToken) == ["expired", "fresh"])
+        #expect(server.requests(path: "/refresh").count == 1)
+    }
+
     @Test("A request that still gets 401 after the refresh is unauthenticated: one retry, not a loop")
     func secondUnauthorized() async throws {
         let server = try LoopbackServer()

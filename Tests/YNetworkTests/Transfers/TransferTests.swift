@@ -16,6 +16,12 @@ private struct Upload: MultipartRequest {
     let multipart: MultipartBuilder
 }
 
+private struct PutUpload: MultipartRequest {
+    var path: PathRepresentable { "upload" }
+    var method: HttpMethod { .PUT }
+    let multipart: MultipartBuilder
+}
+
 /// Waits for a handler-based call to finish.
 private func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
     await withCheckedContinuation { continuation in
@@ -114,6 +120,37 @@ struct TransferTests {
         let received = try #require(server.requests(path: "/upload").first)
         #expect(received.header("Content-Type") == "multipart/form-data; boundary=b-1")
         #expect(parseMultipart(received.body, boundary: "b-1")?.first?.body == Data("Ada".utf8))
+    }
+
+    @Test("With a decorator stack as the transport, transfers and large multipart bodies go through it")
+    func transfersUseTheGivenStack() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/file", handler: LoopbackServer.sequence([.status(503), .text("payload")]))
+        // PUT: RetryTransport retries idempotent methods only.
+        server.route(
+            "PUT", "/upload", handler: LoopbackServer.sequence([.status(503), .json(#"{"id":1,"name":"big"}"#)]))
+        let retrying = RetryTransport(policy: RetryPolicy(maxRetries: 2, baseDelay: 0, maxDelay: 0))
+        let manager = makeManager(server: server, transport: retrying)
+
+        let downloaded: Result<Data, any Error> = await waitFor { done in
+            manager.submitBackgroundDownload(FileRequest(path: "file")) { result in
+                done(result.flatMap { url in Result { try Data(contentsOf: url) } })
+            }
+        }
+        #expect(try downloaded.get() == Data("payload".utf8))
+        #expect(server.requests(path: "/file").count == 2)
+
+        let source = try makePatternFile(size: 11 << 20)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let form = MultipartForm(
+            parts: ["file": .file(info: MultipartFileInfo(fileName: "f", fileURL: source, mimeType: "x/y"))],
+            boundary: "stack")
+        let user: User = try await manager.submit(PutUpload(multipart: form))
+        #expect(user == User(id: 1, name: "big"))
+        let uploads = server.requests(path: "/upload")
+        #expect(uploads.count == 2)
+        #expect(uploads.allSatisfy { parseMultipart($0.body, boundary: "stack")?.first?.body.count == 11 << 20 })
     }
 
     @Test("Cancel stops a download at once: the handler gets CancellationError and the server sees the hang-up")

@@ -1,0 +1,35 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Downloads and uploads over the pinned connections, so that file transfers are pinned too.
+extension PinningTransport: FileTransferTransport {
+    /// Downloads over the pinned connections: streamed to the file on Linux (libcurl); on
+    /// platforms whose pinned transport carries only `data(for:)`, through memory, with one
+    /// progress report at the end.
+    ///
+    /// - Throws: What `data(for:)` throws, or the error writing `destination`.
+    public func download(
+        for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPURLResponse {
+        if let files = inner as? any FileTransferTransport {
+            return try await files.download(for: request, to: destination, progress: progress)
+        }
+        return try await inner.downloadThroughMemory(for: request, to: destination, progress: progress)
+    }
+
+    /// Uploads `file` over the pinned connections: streamed from the file on Linux (libcurl);
+    /// elsewhere read into memory first.
+    ///
+    /// - Throws: What `data(for:)` throws, or the error reading `file`.
+    public func upload(
+        for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, HTTPURLResponse) {
+        if let files = inner as? any FileTransferTransport {
+            return try await files.upload(for: request, fromFile: file, progress: progress)
+        }
+        return try await inner.uploadThroughMemory(for: request, fromFile: file, progress: progress)
+    }
+}
