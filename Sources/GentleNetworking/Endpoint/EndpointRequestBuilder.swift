@@ -21,8 +21,9 @@ public struct EndpointRequestBuilder: Sendable {
     ///
     /// - Throws: ``NetworkError`` with kind ``NetworkError/Kind/missingBaseURL`` when the
     ///   environment has no base URL, ``NetworkError/Kind/invalidURL`` when the result is not
-    ///   a valid absolute URL, and ``NetworkError/Kind/encodingFailed`` when the body cannot be
-    ///   encoded.
+    ///   a valid absolute URL, ``NetworkError/Kind/encodingFailed`` when the body cannot be
+    ///   encoded, and ``NetworkError/Kind/invalidRequest`` for a header name that is not a token
+    ///   or a header value with CR, LF or NUL (named in the message; the value never is).
     public func makeRequest(
         for endpoint: any EndpointProtocol,
         in environment: any APIEnvironmentProtocol
@@ -52,7 +53,11 @@ public struct EndpointRequestBuilder: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         for (name, value) in endpoint.headers.sorted(by: { $0.key < $1.key }) {
-            request.setValue(value, forHTTPHeaderField: name)
+            do throws(TransportError) {
+                try RequestValidator.setHeader(value, named: name, on: &request)
+            } catch {
+                throw NetworkError(.invalidRequest, message: error.message, url: url, underlyingError: error)
+            }
         }
         return request
     }

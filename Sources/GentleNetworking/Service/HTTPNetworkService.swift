@@ -221,6 +221,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         }
         if let error = error as? NetworkError { return error }
         if let error = error as? TransportError {
+            if error.code == .invalidRequest {
+                return NetworkError(.invalidRequest, message: error.message, url: request.url, underlyingError: error)
+            }
             return NetworkError(
                 .transport(error.code), message: error.message, url: request.url, underlyingError: error)
         }

@@ -29,6 +29,10 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         case encodingFailed
         /// A 2xx body could not be decoded; ``NetworkError/decodingFailure`` says where and why.
         case decodingFailed
+        /// The request was refused before anything was sent: a header name that is not a token,
+        /// a header value with CR, LF or NUL, or a URL that is not `http`/`https`. The message
+        /// names the header, never its value.
+        case invalidRequest
         /// The request did not complete: see ``TransportError/Code``.
         case transport(TransportError.Code)
         /// The auth service failed to provide credentials.

@@ -32,6 +32,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case badResponse
         /// The device has no network.
         case notConnectedToInternet
+        /// The request was refused before anything was sent: a URL that is not `http` or
+        /// `https`, a header name that is not a token, or a header value with CR, LF or NUL
+        /// (see ``RequestValidator``).
+        case invalidRequest
+        /// The response (its decoded body, or its header section) is larger than the limit
+        /// configured for it; the connection was closed. See ``ResponseLimits``.
+        case responseTooLarge
         /// Anything else; ``TransportError/underlyingError`` has the details.
         case other
     }

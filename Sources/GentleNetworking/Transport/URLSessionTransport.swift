@@ -38,6 +38,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     ///   the session), ``TransportError`` for connection, TLS, timeout and redirect failures.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
+        try RequestValidator.validate(request)
         let call = PendingCall()
         let guardDelegate = RedirectGuard(originalURL: request.url, maxRedirects: maxRedirects)
         return try await withTaskCancellationHandler {

@@ -56,10 +56,16 @@
             pool: CurlHandlePool, sink: Sink = .memory, source: Source = .request,
             progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) throws {
-            guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
-            else {
+            // Every hop is checked (a redirect's target too); headers are checked in `configure`.
+            guard let url = request.url else {
                 Self.release(sink: sink, source: source)
-                throw TransportError(.badResponse, url: request.url, message: "Only http and https URLs can be sent.")
+                throw TransportError(.invalidRequest, url: nil, message: "The request has no URL.")
+            }
+            do throws(TransportError) {
+                try RequestValidator.validateURL(url)
+            } catch {
+                Self.release(sink: sink, source: source)
+                throw error
             }
             guard let handle = pool.take() else {
                 Self.release(sink: sink, source: source)
@@ -90,6 +96,10 @@
             try check(gn_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString), "the URL")
             try check(gn_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
             try check(gn_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
+            // Only HTTP(S), whatever the URL or a redirect says (redirects are followed by us,
+            // and checked again, but libcurl is restricted too).
+            try check(gn_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
+            try check(gn_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
             try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
             try check(gn_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
             try check(gn_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
@@ -163,6 +173,7 @@
             var hasContentType = false
             var hasUserAgent = false
             for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                try RequestValidator.validateHeader(name: name, value: value, url: url)
                 switch name.lowercased() {
                 case "accept-encoding":
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")

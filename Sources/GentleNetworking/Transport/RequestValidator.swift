@@ -1,0 +1,130 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The checks every request passes before a byte of it is sent, on every transport and in both
+/// compatibility modules:
+///
+/// - Only `http` and `https` URLs with a host are sent.
+/// - Header names are RFC 9110 tokens (`!#$%&'*+-.^_`|~`, digits and letters), so a name can
+///   never carry CR/LF and inject a header line.
+/// - Header values contain no CR, LF or NUL. Foundation silently drops such a value when it is
+///   set on a `URLRequest` (the request would go out without that header, even
+///   `Authorization`), so values are checked **before** they are set: use ``setHeader(_:named:on:)``.
+///
+/// A violation is ``TransportError`` with code ``TransportError/Code/invalidRequest``; its message
+/// names the header, never its value (the value may be a credential).
+public enum RequestValidator {
+    /// Whether `name` is a valid header field name: a non-empty RFC 9110 token.
+    public static func isValidHeaderName(_ name: String) -> Bool {
+        var count = 0
+        for byte in name.utf8 {
+            guard isTokenByte(byte) else { return false }
+            count += 1
+        }
+        return count > 0
+    }
+
+    /// Whether `value` may be sent as a header field value: no CR, LF or NUL.
+    ///
+    /// Other control characters and non-ASCII bytes are left to the transport (libcurl sends
+    /// them as they are; RFC 9110 calls them obsolete but not forbidden).
+    public static func isValidHeaderValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    /// Checks one header; the error names the header, never its value.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    public static func validateHeader(name: String, value: String, url: URL?) throws(TransportError) {
+        guard isValidHeaderName(name) else {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message: "The header name \(describeName(name)) is not a valid HTTP field name (RFC 9110 token).")
+        }
+        guard isValidHeaderValue(value) else {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message: "The value of header \(name) contains CR, LF or NUL; the request was not sent.")
+        }
+    }
+
+    /// Checks `value` and `name`, then sets the header on `request`. Use it instead of
+    /// `URLRequest.setValue(_:forHTTPHeaderField:)` for any value a caller or a server
+    /// supplies: Foundation would drop an invalid value without a word.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``; `request`
+    ///   is then unchanged.
+    public static func setHeader(
+        _ value: String, named name: String, on request: inout URLRequest
+    ) throws(TransportError) {
+        try validateHeader(name: name, value: value, url: request.url)
+        request.setValue(value, forHTTPHeaderField: name)
+    }
+
+    /// Checks the URL scheme and host and every header `request` carries.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    public static func validate(_ request: URLRequest) throws(TransportError) {
+        guard let url = request.url else {
+            throw TransportError(.invalidRequest, url: nil, message: "The request has no URL.")
+        }
+        try validateURL(url)
+        guard let fields = request.allHTTPHeaderFields else { return }
+        for (name, value) in fields {
+            try validateHeader(name: name, value: value, url: url)
+        }
+    }
+
+    /// Checks that `url` is an `http` or `https` URL with a host: the only URLs ever sent, first
+    /// or after a redirect.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    public static func validateURL(_ url: URL) throws(TransportError) {
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message:
+                    "Only http and https URLs can be sent, not \(scheme.map { "\($0):" } ?? "a URL without a scheme").")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw TransportError(.invalidRequest, url: url, message: "The URL has no host.")
+        }
+    }
+
+    /// `tchar` of RFC 9110 §5.6.2.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A header name as it can be shown: control characters escaped, at most 64 characters.
+    static func describeName(_ name: String) -> String {
+        var shown = ""
+        for scalar in name.unicodeScalars.prefix(64) {
+            switch scalar {
+            case "\r": shown += "\\r"
+            case "\n": shown += "\\n"
+            case "\0": shown += "\\0"
+            default:
+                shown +=
+                    scalar.value < 0x20 || scalar.value == 0x7F
+                    ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }
+        }
+        if name.unicodeScalars.count > 64 { shown += "…" }
+        return "\"\(shown)\""
+    }
+}
