@@ -20,6 +20,8 @@ public struct Endpoint: EndpointProtocol {
     public var headers: [String: String]
     /// A per-request timeout in seconds; `nil` keeps the transport's.
     public var timeoutInterval: TimeInterval?
+    /// The most decoded body bytes accepted in memory; `nil` keeps the transport's limit.
+    public var maxResponseBytes: Int64?
 
     /// Creates an endpoint.
     ///
@@ -30,7 +32,11 @@ public struct Endpoint: EndpointProtocol {
     ///   - body: A JSON object body; `nil` by default.
     ///   - requiresAuth: Whether credentials are added; `false` by default.
     ///   - headers: Extra headers; none by default.
-    ///   - timeoutInterval: A per-request timeout in seconds; `nil` keeps the transport's.
+    ///   - timeoutInterval: A per-request idle timeout in seconds; `nil` keeps the transport's.
+    ///     Any `Double` is safe: NaN, zero and negative values keep the transport's; infinite
+    ///     and huge values are capped.
+    ///   - maxResponseBytes: The most decoded body bytes accepted in memory; `nil` (the default)
+    ///     keeps the transport's limit (100 MiB by default).
     public init(
         path: String,
         method: HTTPMethod,
@@ -38,7 +44,8 @@ public struct Endpoint: EndpointProtocol {
         body: [String: EndpointAnyEncodable]? = nil,
         requiresAuth: Bool = false,
         headers: [String: String] = [:],
-        timeoutInterval: TimeInterval? = nil
+        timeoutInterval: TimeInterval? = nil,
+        maxResponseBytes: Int64? = nil
     ) {
         self.path = path
         self.method = method
@@ -47,5 +54,6 @@ public struct Endpoint: EndpointProtocol {
         self.requiresAuth = requiresAuth
         self.headers = headers
         self.timeoutInterval = timeoutInterval
+        self.maxResponseBytes = maxResponseBytes
     }
 }

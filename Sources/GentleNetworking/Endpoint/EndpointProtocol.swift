@@ -29,6 +29,11 @@ public protocol EndpointProtocol: Sendable {
     var headers: [String: String] { get }
     /// The request timeout in seconds; `nil` (the default) keeps the transport's own timeout.
     var timeoutInterval: TimeInterval? { get }
+    /// The most decoded response body bytes this endpoint accepts in memory; `nil` (the
+    /// default) keeps the transport's limit (``ResponseLimits/maxBodyBytes``, 100 MiB by
+    /// default). Past it the call throws ``NetworkError`` of kind
+    /// `.transport(.responseTooLarge)`. Use `Int64.max` for an endpoint with no limit.
+    var maxResponseBytes: Int64? { get }
 }
 
 extension EndpointProtocol {
@@ -36,4 +41,6 @@ extension EndpointProtocol {
     public var headers: [String: String] { [:] }
     /// No per-endpoint timeout by default.
     public var timeoutInterval: TimeInterval? { nil }
+    /// The transport's body limit by default.
+    public var maxResponseBytes: Int64? { nil }
 }

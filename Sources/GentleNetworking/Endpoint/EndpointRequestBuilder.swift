@@ -36,7 +36,7 @@ public struct EndpointRequestBuilder: Sendable {
         // GET is URLRequest's default; setting it anyway costs a copy and a check on Linux.
         if endpoint.method != .get { request.httpMethod = endpoint.method.rawValue }
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let timeout = endpoint.timeoutInterval, timeout > 0 {
+        if let timeout = endpoint.timeoutInterval.flatMap(Clamp.timeout) {
             request.timeoutInterval = timeout
         }
         if let body = endpoint.body {

@@ -121,7 +121,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (data: Data, response: HTTPURLResponse) {
         let request = try await prepare(endpoint, environment)
-        let (data, response) = try await send(request)
+        let (data, response) = try await send(request, bodyLimit: endpoint.maxResponseBytes)
         guard (200..<300).contains(response.statusCode) else {
             throw statusError(response, data: data, request: request)
         }
@@ -176,7 +176,13 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let data: Data
         let deferred: DeferredResponse
         do {
-            (data, deferred) = try await deferredTransport.deferredData(for: request)
+            if let limit = endpoint.maxResponseBytes {
+                (data, deferred) = try await ResponseLimits.withMaxBodyBytes(limit) {
+                    try await deferredTransport.deferredData(for: request)
+                }
+            } else {
+                (data, deferred) = try await deferredTransport.deferredData(for: request)
+            }
         } catch {
             throw mapped(error, request: request)
         }
@@ -196,7 +202,10 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     }
 
     /// Sends a prepared request through the transport, with logging and error mapping.
-    private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    ///
+    /// `bodyLimit` is the endpoint's ``EndpointProtocol/maxResponseBytes``, applied to the whole
+    /// transport stack for this call; `nil` leaves the transport's limit.
+    private func send(_ request: URLRequest, bodyLimit: Int64?) async throws -> (Data, HTTPURLResponse) {
         let logging = logger.isEnabled
         if logging { logger.log(.request(request)) }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -204,7 +213,12 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
         }
         do {
-            let (data, response) = try await transport.data(for: request)
+            let (data, response) =
+                if let bodyLimit {
+                    try await ResponseLimits.withMaxBodyBytes(bodyLimit) { try await transport.data(for: request) }
+                } else {
+                    try await transport.data(for: request)
+                }
             if logging { logger.log(.response(response, body: data, request: request, duration: elapsed())) }
             return (data, response)
         } catch {

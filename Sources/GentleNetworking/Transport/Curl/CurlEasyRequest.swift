@@ -3,25 +3,35 @@
     import Foundation
     import FoundationNetworking
 
-    /// One request on one libcurl easy handle: configures the handle, collects the response
-    /// through libcurl's callbacks, and resumes its caller exactly once.
+    /// One request on one libcurl easy handle: configures the handle, feeds what libcurl
+    /// reports to its ``CurlTransferState`` and applies the actions it returns.
     ///
     /// Callbacks run on the event-loop thread; `cancel` may run on any thread.
+    ///
+    /// Ownership runs one way, so no cycle is possible: the event loop holds running requests,
+    /// a request holds its sink (for streams, the ``CurlStreamBuffer``), and the buffer holds
+    /// nothing but chunks and a closure that reaches the loop weakly, by transfer number.
     final class CurlEasyRequest: @unchecked Sendable {
-        // @unchecked: `head` and `body` are written only by libcurl callbacks on the event-loop
-        // thread and read there in `finish`; `completion` is guarded by its lock.
+        // @unchecked: `body` is written only by libcurl callbacks on the event-loop thread and
+        // read there when the transfer ends; `state` and `waiter` are behind their locks.
         let handle: UnsafeMutableRawPointer
         let request: URLRequest
+        /// Unique per request, so a stale command never reaches a newer request on a reused handle.
+        let transferNumber: UInt64
         private let pool: CurlHandlePool
         private var headerList: UnsafeMutablePointer<curl_slist>?
-        private var head = ResponseHead()
         private var body = Data()
         private let sink: Sink
         private let source: Source
         private let progress: (@Sendable (TransferProgress) -> Void)?
         private var lastProgress: TransferProgress?
-        private var headDelivered = false
-        private var sinkFailure: (any Error)?
+        private let state: Locked<CurlTransferState>
+        private let waiter = Locked(Waiter.idle)
+
+        /// The requests alive in this process, for leak tests.
+        package static var liveCount: Int { live.current }
+        private static let live = Locked(0)
+        private static let numbers = Locked<UInt64>(0)
 
         /// Where the response body goes.
         enum Sink {
@@ -41,20 +51,24 @@
             /// Read from an open file descriptor, of a known size; the request closes it in `cleanup`.
             case file(Int32, size: Int64)
         }
-        private let completion = Locked<CheckedContinuation<(Data, ResponseHead), any Error>?>(nil)
-        private let cancelled = Locked(false)
 
-        struct ResponseHead: Sendable {
-            var statusCode = 0
-            var httpVersion = "HTTP/1.1"
-            var headers: [(String, String)] = []
+        typealias ResponseHead = CurlResponseHead
+        typealias Continuation = CheckedContinuation<(Data, ResponseHead), any Error>
+
+        /// The caller's side: whichever of "the caller starts waiting" and "the outcome is
+        /// known" comes second resumes it, exactly once.
+        private enum Waiter {
+            case idle
+            case waiting(Continuation)
+            case pending(Result<(Data, ResponseHead), any Error>)
+            case done
         }
 
         /// Creates and configures the easy handle for `request`.
         init(
             request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?,
             pool: CurlHandlePool, sink: Sink = .memory, source: Source = .request,
-            progress: (@Sendable (TransferProgress) -> Void)? = nil
+            progress: (@Sendable (TransferProgress) -> Void)? = nil, maxStreamedBytes: Int64? = nil
         ) throws {
             // Every hop is checked (a redirect's target too); headers are checked in `configure`.
             guard let url = request.url else {
@@ -77,12 +91,41 @@
             self.sink = sink
             self.source = source
             self.progress = progress
+            self.transferNumber = Self.numbers.withLock { number in
+                number += 1
+                return number
+            }
+            let kind: CurlTransferState.SinkKind
+            let bodyLimit: Int64?
+            switch sink {
+            case .memory:
+                kind = .memory
+                bodyLimit = ResponseLimits.effectiveBodyLimit(configured: configuration.limits.maxBodyBytes)
+            case .file:
+                kind = .file
+                bodyLimit = maxStreamedBytes
+            case .stream:
+                kind = .stream
+                bodyLimit = maxStreamedBytes
+            }
+            self.state = Locked(
+                CurlTransferState(
+                    sink: kind,
+                    limits: CurlTransferState.Limits(
+                        maxBodyBytes: bodyLimit, maxHeaderCount: configuration.limits.maxHeaderCount,
+                        maxHeaderBytes: configuration.limits.maxHeaderBytes),
+                    isHeadRequest: (request.httpMethod ?? "GET").uppercased() == "HEAD", url: url))
+            Self.live.withLock { $0 += 1 }
             do {
                 try configure(url: url, configuration: configuration, trust: trust)
             } catch {
                 cleanup()
                 throw error
             }
+        }
+
+        deinit {
+            Self.live.withLock { $0 -= 1 }
         }
 
         private func configure(url: URL, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
@@ -103,19 +146,19 @@
             try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
             try check(gn_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
             try check(gn_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
-            let timeout = request.timeoutInterval > 0 ? request.timeoutInterval : configuration.connectTimeout
+            // Any Double is accepted (NaN, negative, infinite): clamped, never converted raw.
+            let timeout = Clamp.timeout(request.timeoutInterval) ?? configuration.connectTimeout
             let connectTimeout = min(configuration.connectTimeout, timeout)
             try check(
-                gn_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(max(1, connectTimeout * 1000))),
+                gn_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Clamp.milliseconds(connectTimeout)),
                 "CONNECTTIMEOUT")
-            if let total = configuration.totalTimeout, total > 0 {
-                try check(gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(total * 1000)), "TIMEOUT")
+            if let total = configuration.totalTimeout.flatMap(Clamp.timeout) {
+                try check(gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Clamp.milliseconds(total)), "TIMEOUT")
             }
             // URLRequest.timeoutInterval is an idle timeout: fail when no byte arrives for that long.
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             try check(
-                gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Int(max(1, timeout.rounded(.up)))), "LOW_SPEED_TIME"
-            )
+                gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout)), "LOW_SPEED_TIME")
 
             let method = (request.httpMethod ?? "GET").uppercased()
             switch source {
@@ -206,9 +249,22 @@
             }
         }
 
-        /// Registers the caller waiting for this request.
-        func setContinuation(_ continuation: CheckedContinuation<(Data, ResponseHead), any Error>) {
-            completion.withLock { $0 = continuation }
+        /// Registers the caller waiting for this request; resumes it at once if the outcome is
+        /// already known (a cancellation that came first).
+        func setContinuation(_ continuation: Continuation) {
+            let ready = waiter.withLock { waiter -> Result<(Data, ResponseHead), any Error>? in
+                switch waiter {
+                case .idle:
+                    waiter = .waiting(continuation)
+                    return nil
+                case .pending(let result):
+                    waiter = .done
+                    return result
+                case .waiting, .done:
+                    return nil
+                }
+            }
+            if let ready { continuation.resume(with: ready) }
         }
 
         /// Closes the file descriptors of `sink` and `source`, for a request that will never own them.
@@ -217,28 +273,70 @@
             if case .file(let descriptor, _) = source { close(descriptor) }
         }
 
-        /// Marks the request cancelled and resumes its caller with `CancellationError` at once.
+        /// Cancels the request: the caller (and the stream) end with `CancellationError` at once.
         func cancel() {
-            cancelled.withLock { $0 = true }
-            resume(.failure(CancellationError()))
+            apply(state.withLock { $0.cancelled() })
         }
 
-        var isCancelled: Bool { cancelled.current }
+        /// Whether the transfer has ended (libcurl callbacks then abort at once).
+        var isEnded: Bool { state.withLock { $0.phase == .ended } }
 
-        /// Resumes the caller, if it has not been resumed yet.
-        func resume(_ result: Result<(Data, ResponseHead), any Error>) {
-            let continuation = completion.withLock {
-                value -> CheckedContinuation<(Data, ResponseHead), any Error>? in
-                defer { value = nil }
-                return value
+        /// The transfer was added to the multi handle.
+        func submitted() {
+            state.withLock { $0.submitted() }
+        }
+
+        /// Applies the state's actions: resumes the caller and ends the stream, outside the lock.
+        private func apply(_ actions: CurlTransferState.Actions) {
+            if let outcome = actions.resumeCaller {
+                let result: Result<(Data, ResponseHead), any Error>
+                switch outcome {
+                case .head(let head):
+                    let data: Data
+                    if case .memory = sink {
+                        data = body
+                        body = Data()
+                    } else {
+                        data = Data()
+                    }
+                    result = .success((data, head))
+                case .failure(let error): result = .failure(error)
+                case .cancelled: result = .failure(CancellationError())
+                }
+                resumeCaller(result)
+            }
+            if let ending = actions.endStream, case .stream(let buffer) = sink {
+                switch ending {
+                case .complete: buffer.finish(nil)
+                case .failure(let error): buffer.finish(error)
+                case .cancelled: buffer.finish(CancellationError())
+                }
+            }
+        }
+
+        private func resumeCaller(_ result: Result<(Data, ResponseHead), any Error>) {
+            let continuation = waiter.withLock { waiter -> Continuation? in
+                switch waiter {
+                case .idle:
+                    waiter = .pending(result)
+                    return nil
+                case .waiting(let continuation):
+                    waiter = .done
+                    return continuation
+                case .pending, .done:
+                    return nil
+                }
             }
             continuation?.resume(with: result)
         }
 
         // MARK: Callbacks (event-loop thread)
 
-        /// Takes body bytes; returns how many were taken, or `CURL_WRITEFUNC_PAUSE`.
+        /// Takes body bytes; returns how many were taken, 0 to abort, or `CURL_WRITEFUNC_PAUSE`.
         func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+            let (decision, actions) = state.withLock { $0.bodyBytes(bytes.count) }
+            apply(actions)
+            guard decision == .accept else { return 0 }
             switch sink {
             case .memory:
                 body.append(contentsOf: bytes)
@@ -249,68 +347,32 @@
                     let written = write(descriptor, base + offset, bytes.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        sinkFailure = TransportError(
+                        let error = TransportError(
                             .other, url: request.url, message: "Writing the download failed: errno \(errno).")
+                        apply(state.withLock { $0.sinkFailed(error) })
                         return 0
                     }
                     offset += written
                 }
             case .stream(let buffer):
-                if !deliverHead() { return 0 }
-                if !buffer.offer(Data(bytes)) { return Int(CURL_WRITEFUNC_PAUSE) }
+                if !buffer.offer(Data(bytes)) {
+                    state.withLock { $0.paused(unconsumed: bytes.count) }
+                    return Int(CURL_WRITEFUNC_PAUSE)
+                }
             }
             return bytes.count
         }
 
-        /// Parses one raw header line (status line, field, or the blank line ending the head).
-        func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-            var end = bytes.count
-            while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
-            if end == 0 {
-                if head.statusCode >= 200, case .stream = sink { _ = deliverHead() }
-                return
-            }
-            let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-            if end > 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
-                line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
-            {
-                // A new status line starts a new head (after 1xx interim responses).
-                // "HTTP/1.1 200 OK": the version, then three digits (scanned as bytes: this runs per response).
-                head = ResponseHead()
-                let space = line.firstIndex(of: 0x20) ?? end
-                head.httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<space]), as: UTF8.self)
-                var code = 0
-                var digits = 0
-                var index = space + 1
-                while index < end, digits < 4, (0x30...0x39).contains(line[index]) {
-                    code = code * 10 + Int(line[index] - 0x30)
-                    digits += 1
-                    index += 1
-                }
-                head.statusCode = digits == 3 && (index == end || line[index] == 0x20) ? code : 0
-                return
-            }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-            var valueStart = colon + 1
-            while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
-            let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<end]), as: UTF8.self)
-            head.headers.append((name, value))
+        /// Takes one raw header line; returns whether the transfer goes on.
+        func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            let actions = state.withLock { $0.headerLine(bytes) }
+            apply(actions)
+            return !actions.abort
         }
 
-        /// For streams: resumes the caller with the response head, once.
-        private func deliverHead() -> Bool {
-            if headDelivered { return true }
-            headDelivered = true
-            guard (100...999).contains(head.statusCode) else {
-                resume(
-                    .failure(
-                        TransportError(.badResponse, url: request.url, message: "The server sent no valid status line.")
-                    ))
-                return false
-            }
-            resume(.success((Data(), head)))
-            return true
+        /// The paused transfer is being resumed (just before `curl_easy_pause(CONT)`).
+        func resuming() {
+            state.withLock { $0.resumed() }
         }
 
         func reportProgress(_ current: TransferProgress) {
@@ -348,18 +410,8 @@
 
         /// Called on the event-loop thread when libcurl is done with the transfer.
         func finish(_ code: CURLcode) {
-            let failure: (any Error)? =
-                code == CURLE_OK ? nil : sinkFailure ?? CurlTransport.error(for: code, url: request.url)
-            if case .stream(let buffer) = sink {
-                if let failure { resume(.failure(failure)) } else { _ = deliverHead() }
-                buffer.finish(failure)
-                return
-            }
-            if let failure {
-                resume(.failure(failure))
-                return
-            }
-            if let last = lastProgress {
+            let libcurlFailure = code == CURLE_OK ? nil : CurlTransport.error(for: code, url: request.url)
+            if libcurlFailure == nil, let last = lastProgress {
                 // Make the final callback report completion, whatever libcurl's last tick saw.
                 let received = last.expectedBytesToReceive ?? last.bytesReceived
                 let sent = last.expectedBytesToSend ?? last.bytesSent
@@ -371,13 +423,12 @@
             }
             // The HTTPURLResponse is built by the caller's task, not here: on Linux it costs more
             // than the transfer itself, and this thread serves every request of the transport.
-            resume(.success((body, head)))
+            apply(state.withLock { $0.finished(libcurlFailure: libcurlFailure) })
         }
 
         /// Fails the request (and its stream, if any) without libcurl: the loop is shutting down.
-        func abandon(_ error: any Error) {
-            resume(.failure(error))
-            if case .stream(let buffer) = sink { buffer.finish(error) }
+        func abandon(_ error: TransportError) {
+            apply(state.withLock { $0.abandoned(error) })
         }
 
         /// Frees the handle and header list. Call once, after libcurl is done with the handle.
@@ -395,14 +446,14 @@
         guard let userdata else { return 0 }
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
         let length = size * count
-        if request.isCancelled { return 0 }  // aborts the transfer
+        if request.isEnded { return 0 }  // aborts the transfer
         return request.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
     }
 
     private let curlReadCallback: gn_data_callback = { buffer, size, count, userdata in
         guard let userdata, let buffer else { return Int(CURL_READFUNC_ABORT) }
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
-        if request.isCancelled { return Int(CURL_READFUNC_ABORT) }
+        if request.isEnded { return Int(CURL_READFUNC_ABORT) }
         return request.readBody(into: buffer, capacity: size * count)
     }
 
@@ -410,7 +461,7 @@
         userdata, downloadTotal, downloaded, uploadTotal, uploaded in
         guard let userdata else { return 0 }
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
-        if request.isCancelled { return 1 }
+        if request.isEnded { return 1 }
         request.reportProgress(
             TransferProgress(
                 bytesReceived: Int64(downloaded),
@@ -423,7 +474,7 @@
         guard let userdata, let buffer else { return 0 }
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
         let length = size * count
-        request.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
-        return length
+        // Any other count than `length` aborts the transfer (a limit or framing violation).
+        return request.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
     }
 #endif

@@ -15,7 +15,9 @@
             // Requests, not identifiers: holding them keeps their addresses (and pooled handles)
             // from being reused by a newer request before the loop acts on the command.
             var cancellations: [CurlEasyRequest] = []
-            var resumptions: [CurlEasyRequest] = []
+            /// Transfer numbers, not requests: a stream buffer asks for its resumption without
+            /// holding its request (see ``CurlStreamResumer``).
+            var resumptions: [UInt64] = []
             var stopping = false
             /// Whether the loop is in (or about to enter) `curl_multi_poll`; only then does a
             /// command need `curl_multi_wakeup`. A loop that is awake reads the inbox anyway.
@@ -69,9 +71,10 @@
             enqueue { $0.cancellations.append(request) }
         }
 
-        /// Asks the loop to resume a transfer paused by backpressure.
-        func resumeTransfer(_ request: CurlEasyRequest) {
-            enqueue { $0.resumptions.append(request) }
+        /// Asks the loop to resume the transfer numbered `transferNumber`, paused by backpressure;
+        /// a number that no longer runs is ignored.
+        func resumeTransfer(number transferNumber: UInt64) {
+            enqueue { $0.resumptions.append(transferNumber) }
         }
 
         /// Queues a command, and wakes the loop if it is polling.
@@ -106,15 +109,20 @@
                     return (inbox.additions, inbox.cancellations, inbox.resumptions, inbox.stopping)
                 }
                 for request in additions {
-                    if request.isCancelled || cancellations.contains(where: { $0 === request }) {
+                    if request.isEnded || cancellations.contains(where: { $0 === request }) {
                         request.cleanup()
                         continue
                     }
+                    request.submitted()
                     curl_multi_add_handle(multi, request.handle)
                     running[request.handle] = request
                 }
-                for request in resumptions where running[request.handle] === request {
-                    curl_easy_pause(request.handle, CURLPAUSE_CONT)
+                if !resumptions.isEmpty {
+                    let wanted = Set(resumptions)
+                    for request in running.values where wanted.contains(request.transferNumber) {
+                        request.resuming()
+                        curl_easy_pause(request.handle, CURLPAUSE_CONT)
+                    }
                 }
                 for request in cancellations where running[request.handle] === request {
                     running[request.handle] = nil

@@ -17,12 +17,18 @@
         let highWater: Int
         let lowWater: Int
         private let state = Locked(State())
-        /// Asks the event loop to resume the paused transfer; set by the transport.
-        let requestResume: Locked<(@Sendable () -> Void)?> = Locked(nil)
+        /// Reaches the event loop to resume the paused transfer; attached by the transport. A
+        /// value holding no request, so the buffer can never keep its request alive.
+        private let resumer = Locked<CurlStreamResumer?>(nil)
 
         init(highWater: Int = 1 << 20) {
             self.highWater = max(1, highWater)
             self.lowWater = max(1, highWater / 4)
+        }
+
+        /// Attaches the way back to the event loop, once the transfer has its number.
+        func attach(_ resumer: CurlStreamResumer) {
+            self.resumer.withLock { $0 = resumer }
         }
 
         /// Offers a chunk from libcurl; `false` means "pause the transfer" (the chunk was not taken).
@@ -80,9 +86,20 @@
                     state.waiter = continuation
                     return (nil, resume)
                 }
-                if resume { requestResume.current?() }
+                if resume { resumer.current?.resume() }
                 if let immediate { continuation.resume(with: immediate) }
             }
+        }
+    }
+
+    /// How a stream buffer asks for its paused transfer to be resumed: the loop, weakly, and
+    /// the transfer's number. No closure and no request, so no cycle can form through it.
+    struct CurlStreamResumer: Sendable {
+        weak var loop: CurlEventLoop?
+        let transferNumber: UInt64
+
+        func resume() {
+            loop?.resumeTransfer(number: transferNumber)
         }
     }
 

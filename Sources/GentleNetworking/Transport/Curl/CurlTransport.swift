@@ -30,6 +30,9 @@
             public var maxRedirects: Int
             /// The most connections to one host; 0 (the default) for libcurl's own policy.
             public var maxConnectionsPerHost: Int
+            /// How much of a response is accepted: 100 MiB of decoded body in memory, 256 header
+            /// fields and 256 KiB of header by default. See ``ResponseLimits``.
+            public var limits: ResponseLimits
 
             /// Creates a configuration.
             ///
@@ -38,12 +41,17 @@
             ///   - totalTimeout: `nil` by default.
             ///   - maxRedirects: 10 by default.
             ///   - maxConnectionsPerHost: 0 (libcurl's default) by default.
+            ///   - limits: `ResponseLimits()` by default.
+            ///
+            /// Any `Double` is accepted: NaN, zero or negative timeouts mean the default (connect)
+            /// or none (total); infinite and huge ones are capped, never trapped on.
             public init(
                 connectTimeout: TimeInterval = 30, totalTimeout: TimeInterval? = nil, maxRedirects: Int = 10,
-                maxConnectionsPerHost: Int = 0
+                maxConnectionsPerHost: Int = 0, limits: ResponseLimits = ResponseLimits()
             ) {
-                self.connectTimeout = max(0.001, connectTimeout)
-                self.totalTimeout = totalTimeout
+                self.connectTimeout = max(0.001, Clamp.timeout(connectTimeout) ?? 30)
+                self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
+                self.limits = limits
                 self.maxRedirects = max(0, maxRedirects)
                 self.maxConnectionsPerHost = max(0, maxConnectionsPerHost)
             }
@@ -121,6 +129,22 @@
         public func download(
             for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) async throws -> HTTPURLResponse {
+            try await download(for: request, to: destination, maxBytes: nil, progress: progress)
+        }
+
+        /// ``download(for:to:progress:)`` with a limit on the body's decoded size: past
+        /// `maxBytes`, the transfer stops with ``TransportError/Code/responseTooLarge`` and no
+        /// file is left at `destination`.
+        ///
+        /// - Parameters:
+        ///   - request: The request to send.
+        ///   - destination: A file URL; an existing file is replaced.
+        ///   - maxBytes: The most body bytes written; `nil` for no limit (constant memory anyway).
+        ///   - progress: Called as bytes arrive; `nil` by default.
+        public func download(
+            for request: URLRequest, to destination: URL, maxBytes: Int64?,
+            progress: (@Sendable (TransferProgress) -> Void)? = nil
+        ) async throws -> HTTPURLResponse {
             let partial = destination.path + ".gentle-partial-\(UUID().uuidString)"
             defer { unlink(partial) }
             let (_, response) = try await followingRedirects(request) { current in
@@ -134,7 +158,7 @@
                                 .other, url: request.url, message: "Cannot create \(partial): errno \(errno).")
                         }
                         return .file(descriptor)
-                    }, source: { .request }, progress: progress)
+                    }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes)
             }
             guard rename(partial, destination.path) == 0 else {
                 throw TransportError(
@@ -192,8 +216,11 @@
         /// - Parameters:
         ///   - request: The request to send.
         ///   - bufferSize: The most bytes buffered before pausing; 1 MiB by default.
+        ///   - maxBytes: The most body bytes delivered before the stream ends with
+        ///     ``TransportError/Code/responseTooLarge``; `nil` (the default) for no limit. The
+        ///     stream's memory is bounded by `bufferSize` either way.
         public func stream(
-            for request: URLRequest, bufferSize: Int = 1 << 20
+            for request: URLRequest, bufferSize: Int = 1 << 20, maxBytes: Int64? = nil
         ) async throws -> (
             HTTPURLResponse, CurlByteStream
         ) {
@@ -203,13 +230,14 @@
                 let buffer = CurlStreamBuffer(highWater: bufferSize)
                 let trust = current.url?.host.flatMap { trustByHost[$0.lowercased()] }
                 let easy = try CurlEasyRequest(
-                    request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer))
-                buffer.requestResume.withLock { [loop] in $0 = { loop.resumeTransfer(easy) } }
+                    request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer),
+                    maxStreamedBytes: maxBytes)
+                buffer.attach(CurlStreamResumer(loop: loop, transferNumber: easy.transferNumber))
                 let (_, response) = try await run(easy)
-                // The stream keeps this transport (and so its event loop) alive until it is done.
+                // The stream keeps this transport (and so its event loop) alive until it is done;
+                // nothing the transfer owns points back at the stream.
                 let stream = CurlByteStream(buffer: buffer) { [self] in
                     easy.cancel()
-                    buffer.finish(CancellationError())
                     loop.cancel(easy)
                 }
                 guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current)
@@ -245,7 +273,8 @@
         /// request owns (and closes) them from then on, even when it cannot be created.
         private func send(
             _ request: URLRequest, sink: () throws -> CurlEasyRequest.Sink,
-            source: () throws -> CurlEasyRequest.Source, progress: (@Sendable (TransferProgress) -> Void)?
+            source: () throws -> CurlEasyRequest.Source, progress: (@Sendable (TransferProgress) -> Void)?,
+            maxStreamedBytes: Int64? = nil
         ) async throws -> (Data, HTTPURLResponse) {
             try Task.checkCancellation()
             let trust = request.url?.host.flatMap { trustByHost[$0.lowercased()] }
@@ -259,7 +288,7 @@
             }
             let easy = try CurlEasyRequest(
                 request: request, configuration: configuration, trust: trust, pool: handles, sink: sinkValue,
-                source: sourceValue, progress: progress)
+                source: sourceValue, progress: progress, maxStreamedBytes: maxStreamedBytes)
             return try await run(easy)
         }
 

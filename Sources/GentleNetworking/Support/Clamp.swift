@@ -1,0 +1,37 @@
+import Foundation
+
+/// Turns durations a caller or a server gives (any `Double`: NaN, negative, infinite, huge)
+/// into values that can be converted and slept on without trapping.
+enum Clamp {
+    /// The longest duration ever used, in seconds: about 31 years, far below any overflow.
+    static let maxSeconds: Double = 1_000_000_000
+
+    /// `seconds` as a usable timeout: `nil` for NaN, zero or negative values (no timeout given);
+    /// infinity and huge values become ``maxSeconds``.
+    static func timeout(_ seconds: Double) -> Double? {
+        guard !seconds.isNaN, seconds > 0 else { return nil }
+        return min(seconds, maxSeconds)
+    }
+
+    /// `seconds` as a delay: NaN and negative values are 0; infinity and huge values are
+    /// ``maxSeconds``.
+    static func delay(_ seconds: Double) -> Double {
+        guard !seconds.isNaN, seconds > 0 else { return 0 }
+        return min(seconds, maxSeconds)
+    }
+
+    /// Whole milliseconds of a clamped `seconds`, at least 1: never traps.
+    static func milliseconds(_ seconds: Double) -> Int {
+        max(1, Int((delay(seconds) * 1000).rounded(.up)))
+    }
+
+    /// Whole seconds of a clamped `seconds`, rounded up, at least 1: never traps.
+    static func wholeSeconds(_ seconds: Double) -> Int {
+        max(1, Int(delay(seconds).rounded(.up)))
+    }
+
+    /// Nanoseconds of a clamped delay, for `Task.sleep`: never traps.
+    static func nanoseconds(_ seconds: Double) -> UInt64 {
+        UInt64(delay(seconds) * 1_000_000_000)
+    }
+}

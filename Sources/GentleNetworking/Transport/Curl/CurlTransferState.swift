@@ -1,0 +1,363 @@
+import Foundation
+
+/// The status line and header fields of one response, as received.
+struct CurlResponseHead: Sendable {
+    var statusCode = 0
+    var httpVersion = "HTTP/1.1"
+    var headers: [(String, String)] = []
+}
+
+/// The lifecycle of one libcurl transfer as a plain value: the owner (``CurlEasyRequest``)
+/// feeds it what libcurl reports (header lines, body bytes, pauses, the end) and what the
+/// caller does (cancel), and applies the actions it returns. It does no I/O and holds no
+/// references, so every transition, every limit and every way a transfer can end is tested
+/// without a socket, and no cycle can run through it.
+///
+/// It guarantees:
+/// - the caller is resumed exactly once (``Outcome``), whatever order the endings arrive in;
+/// - a stream is ended exactly once, after its head was delivered or with the error instead;
+/// - framing is strict (RFC 9112 §6.3): conflicting or malformed `Content-Length`, or
+///   `Transfer-Encoding` with `Content-Length`, abort the transfer as `.badResponse`;
+/// - limits hold: header count and bytes, and the decoded body size (compression bombs
+///   included, since libcurl hands over decoded bytes), as `.responseTooLarge`.
+struct CurlTransferState: Sendable {
+    /// Where the body goes; only the limits and the stream head delivery depend on it.
+    enum SinkKind: Sendable, Equatable {
+        case memory
+        case file
+        case stream
+    }
+
+    /// The limits one transfer is held to.
+    struct Limits: Sendable, Equatable {
+        /// The most decoded body bytes; `nil` for none.
+        var maxBodyBytes: Int64?
+        /// The most header lines in one response head.
+        var maxHeaderCount: Int
+        /// The most header bytes, summed over every head of the transfer (1xx included).
+        var maxHeaderBytes: Int
+    }
+
+    /// Where the transfer is.
+    enum Phase: Sendable, Equatable {
+        /// Configured, not yet handed to the event loop.
+        case created
+        /// In the multi handle, receiving.
+        case running
+        /// Paused by backpressure (streams only).
+        case paused
+        /// Ended: completed, failed or cancelled. Nothing changes after this.
+        case ended
+    }
+
+    /// How the caller's wait ends.
+    enum Outcome: Sendable {
+        /// The response head (for in-memory and file sinks: after the whole body).
+        case head(CurlResponseHead)
+        /// The transfer failed.
+        case failure(TransportError)
+        /// The caller cancelled.
+        case cancelled
+    }
+
+    /// What the owner does after an event.
+    struct Actions: Sendable {
+        /// Resume the waiting caller with this (at most once per transfer).
+        var resumeCaller: Outcome?
+        /// End the stream consumer's sequence: `.some(nil)` cleanly, `.some(error)` with an error
+        /// (`CancellationError` when cancelled); at most once.
+        var endStream: StreamEnding?
+        /// Tell libcurl to stop: return the abort value from the callback.
+        var abort = false
+    }
+
+    /// How a stream ends.
+    enum StreamEnding: Sendable {
+        case complete
+        case failure(TransportError)
+        case cancelled
+    }
+
+    /// What to do with body bytes just received.
+    enum BodyDecision: Sendable, Equatable {
+        /// Store, write or offer them.
+        case accept
+        /// Abort the transfer; ``CurlTransferState/failure`` says why.
+        case abort
+    }
+
+    let sink: SinkKind
+    let limits: Limits
+    /// Whether the request was `HEAD`: its `Content-Length` describes a body that never comes.
+    let isHeadRequest: Bool
+    private(set) var phase: Phase = .created
+    private(set) var head = CurlResponseHead()
+    /// Header lines in the current head.
+    private(set) var headerCount = 0
+    /// Header bytes over every head so far.
+    private(set) var headerBytes = 0
+    /// Decoded body bytes received.
+    private(set) var bodyBytes: Int64 = 0
+    /// Why the transfer was aborted by this state (it takes precedence over libcurl's code,
+    /// which then only says "write error").
+    private(set) var failure: TransportError?
+    private(set) var callerResumed = false
+    private(set) var streamEnded = false
+    /// Whether the final head (status ≥ 200) was complete.
+    private(set) var headComplete = false
+    private var contentLength: Int64?
+    private var hasTransferEncoding = false
+    let url: URL?
+
+    init(sink: SinkKind, limits: Limits, isHeadRequest: Bool, url: URL?) {
+        self.sink = sink
+        self.limits = limits
+        self.isHeadRequest = isHeadRequest
+        self.url = url
+    }
+
+    // MARK: Events
+
+    /// The transfer was handed to libcurl.
+    mutating func submitted() {
+        if phase == .created { phase = .running }
+    }
+
+    /// One raw header line from libcurl: a status line, a field, or the blank line that ends a head.
+    mutating func headerLine(_ bytes: UnsafeRawBufferPointer) -> Actions {
+        guard phase == .running || phase == .paused, failure == nil else { return Actions(abort: true) }
+        headerBytes += bytes.count
+        if headerBytes > limits.maxHeaderBytes {
+            return abort(
+                TransportError(
+                    .responseTooLarge, url: url,
+                    message: "The response headers exceed the limit of \(limits.maxHeaderBytes) bytes."))
+        }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
+        if end == 0 {
+            return endOfHead()
+        }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        if Self.isStatusLine(line) {
+            // A new status line starts a new head (after 1xx interim responses).
+            head = CurlResponseHead()
+            headerCount = 0
+            contentLength = nil
+            hasTransferEncoding = false
+            headComplete = false
+            let space = line.firstIndex(of: 0x20) ?? end
+            head.httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<space]), as: UTF8.self)
+            head.statusCode = Self.statusCode(line, after: space)
+            return Actions()
+        }
+        headerCount += 1
+        if headerCount > limits.maxHeaderCount {
+            return abort(
+                TransportError(
+                    .responseTooLarge, url: url,
+                    message: "The response has more than \(limits.maxHeaderCount) header fields."))
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return Actions() }
+        var valueStart = colon + 1
+        while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<end]), as: UTF8.self)
+        head.headers.append((name, value))
+        if colon == 14, Self.equalsIgnoringCase(line[0..<colon], "content-length") {
+            return noteContentLength(value)
+        }
+        if colon == 17, Self.equalsIgnoringCase(line[0..<colon], "transfer-encoding") {
+            hasTransferEncoding = true
+        }
+        return Actions()
+    }
+
+    /// Body bytes (decoded) arrived.
+    mutating func bodyBytes(_ count: Int) -> (BodyDecision, Actions) {
+        guard phase == .running || phase == .paused, failure == nil else { return (.abort, Actions(abort: true)) }
+        var actions = Actions()
+        if sink == .stream, !callerResumed {
+            // A body without a blank line seen first (HTTP/0.9-like); the head goes now.
+            actions = endOfHead()
+            if actions.abort { return (.abort, actions) }
+        }
+        let (total, overflow) = bodyBytes.addingReportingOverflow(Int64(count))
+        if overflow || limits.maxBodyBytes.map({ total > $0 }) == true {
+            let limit = limits.maxBodyBytes ?? Int64.max
+            let aborted = abort(
+                TransportError(
+                    .responseTooLarge, url: url,
+                    message: "The response body exceeds the limit of \(limit) bytes; the connection was closed."))
+            return (.abort, Self.merge(actions, aborted))
+        }
+        bodyBytes = total
+        return (.accept, actions)
+    }
+
+    /// The owner could not store body bytes (a download's file write failed).
+    mutating func sinkFailed(_ error: TransportError) -> Actions {
+        guard phase != .ended, failure == nil else { return Actions(abort: true) }
+        return abort(error)
+    }
+
+    /// The stream consumer fell behind: the `unconsumed` bytes just accepted were handed back
+    /// to libcurl (which delivers them again on resume), and the transfer is paused.
+    mutating func paused(unconsumed: Int) {
+        guard phase == .running else { return }
+        phase = .paused
+        bodyBytes -= Int64(min(Int64(unconsumed), bodyBytes))
+    }
+
+    /// The paused transfer was resumed.
+    mutating func resumed() {
+        if phase == .paused { phase = .running }
+    }
+
+    /// libcurl finished the transfer; `libcurlFailure` is its error, if any (already typed by the
+    /// owner). An abort this state asked for wins over libcurl's generic "write error".
+    mutating func finished(libcurlFailure: TransportError?) -> Actions {
+        guard phase != .ended else { return Actions() }
+        phase = .ended
+        if let error = failure ?? libcurlFailure {
+            failure = error
+            return end(caller: .failure(error), stream: .failure(error))
+        }
+        guard (100...999).contains(head.statusCode) else {
+            let error = TransportError(.badResponse, url: url, message: "The server sent no valid status line.")
+            failure = error
+            return end(caller: .failure(error), stream: .failure(error))
+        }
+        return end(caller: .head(head), stream: .complete)
+    }
+
+    /// The caller cancelled (any thread, through the owner's lock).
+    mutating func cancelled() -> Actions {
+        guard phase != .ended else { return Actions() }
+        phase = .ended
+        return end(caller: .cancelled, stream: .cancelled)
+    }
+
+    /// The event loop shut down with the transfer still running.
+    mutating func abandoned(_ error: TransportError) -> Actions {
+        guard phase != .ended else { return Actions() }
+        phase = .ended
+        failure = error
+        return end(caller: .failure(error), stream: .failure(error))
+    }
+
+    // MARK: Helpers
+
+    private mutating func endOfHead() -> Actions {
+        guard head.statusCode >= 200 else { return Actions() }  // 1xx, or nothing yet
+        if !headComplete {
+            headComplete = true
+            if let error = framingError() { return abort(error) }
+            if sink == .memory, !isHeadRequest, head.statusCode != 204, head.statusCode != 304,
+                let length = contentLength, let limit = limits.maxBodyBytes, length > limit
+            {
+                return abort(
+                    TransportError(
+                        .responseTooLarge, url: url,
+                        message:
+                            "The response declares \(length) body bytes, above the limit of \(limit); nothing was read."
+                    ))
+            }
+        }
+        guard sink == .stream, !callerResumed else { return Actions() }
+        guard (100...999).contains(head.statusCode) else {
+            return abort(TransportError(.badResponse, url: url, message: "The server sent no valid status line."))
+        }
+        callerResumed = true
+        return Actions(resumeCaller: .head(head))
+    }
+
+    /// RFC 9112 §6.3: the framing of the head just completed, or why it is invalid.
+    private func framingError() -> TransportError? {
+        if hasTransferEncoding, contentLength != nil {
+            return TransportError(
+                .badResponse, url: url,
+                message: "The response has both Transfer-Encoding and Content-Length (RFC 9112 §6.3).")
+        }
+        return nil
+    }
+
+    private mutating func noteContentLength(_ value: String) -> Actions {
+        // "42" or a list of identical values ("42, 42"); anything else is invalid.
+        var parsed: Int64?
+        for member in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let digits = member.trimmingCharacters(in: .whitespaces)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(digits)
+            else {
+                return abort(
+                    TransportError(.badResponse, url: url, message: "The response has a malformed Content-Length."))
+            }
+            if let parsed, parsed != number {
+                return abort(
+                    TransportError(
+                        .badResponse, url: url, message: "The response has conflicting Content-Length values."))
+            }
+            parsed = number
+        }
+        if let previous = contentLength, previous != parsed {
+            return abort(
+                TransportError(.badResponse, url: url, message: "The response has conflicting Content-Length headers."))
+        }
+        contentLength = parsed
+        return Actions()
+    }
+
+    private mutating func abort(_ error: TransportError) -> Actions {
+        failure = error
+        // The caller is resumed when libcurl reports the end (finished), with this error.
+        return Actions(abort: true)
+    }
+
+    private mutating func end(caller: Outcome, stream: StreamEnding) -> Actions {
+        var actions = Actions()
+        if !callerResumed {
+            callerResumed = true
+            actions.resumeCaller = caller
+        }
+        if sink == .stream, !streamEnded {
+            streamEnded = true
+            actions.endStream = stream
+        }
+        return actions
+    }
+
+    private static func merge(_ first: Actions, _ second: Actions) -> Actions {
+        Actions(
+            resumeCaller: first.resumeCaller ?? second.resumeCaller, endStream: first.endStream ?? second.endStream,
+            abort: first.abort || second.abort)
+    }
+
+    static func isStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count > 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+            && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
+    }
+
+    /// "HTTP/1.1 200 OK": exactly three digits after the version, else 0 (scanned as bytes: this
+    /// runs for every response).
+    static func statusCode(_ line: UnsafeRawBufferPointer, after space: Int) -> Int {
+        var code = 0
+        var digits = 0
+        var index = space + 1
+        while index < line.count, digits < 4, (0x30...0x39).contains(line[index]) {
+            code = code * 10 + Int(line[index] - 0x30)
+            digits += 1
+            index += 1
+        }
+        return digits == 3 && (index == line.count || line[index] == 0x20) ? code : 0
+    }
+
+    static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for (byte, want) in zip(bytes, expected) {
+            let lowered = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+            if lowered != want { return false }
+        }
+        return true
+    }
+}
