@@ -6,7 +6,7 @@ import Foundation
 
 /// Sends requests with a `URLSession`: the default transport on Apple platforms.
 ///
-/// Beyond a plain `session.data(for:)`, it guarantees:
+/// Beyond a plain `session.data(for:)`, it guarantees, on every platform:
 /// - **Prompt cancellation.** Cancelling the calling task cancels the `URLSessionTask` and
 ///   throws `CancellationError` at once, without waiting for the session.
 /// - **No credential leaks on redirect.** `Authorization`, `Cookie` and `Proxy-Authorization`
@@ -14,80 +14,158 @@ import Foundation
 ///   on Linux forwards them otherwise.
 /// - **Bounded redirects.** More than ``maxRedirects`` redirects, or a loop, throws
 ///   ``TransportError`` with code ``TransportError/Code/tooManyRedirects``.
-/// - **Typed errors.** `URLError`s become ``TransportError``s.
+/// - **Real deadlines.** The request's `timeoutInterval` is an idle timeout (no byte for that
+///   long) and ``totalTimeout`` bounds the whole exchange; both are enforced by the transport
+///   itself, because corelibs' URLSession on Linux restarts its timer on every chunk, ignores
+///   the resource timeout, and can hang forever on a 401 that carries `WWW-Authenticate`.
+/// - **Limits.** ``limits`` bound the decoded body held in memory and the response head
+///   (``TransportError/Code/responseTooLarge``); conflicting or malformed `Content-Length`,
+///   or `Transfer-Encoding` with `Content-Length`, is ``TransportError/Code/badResponse``.
+/// - **Validation.** Only `http`/`https` URLs and valid header fields are sent
+///   (``RequestValidator``).
+/// - **Typed errors.** `URLError`s become ``TransportError``s, with the same code
+///   ``CurlTransport`` gives for the same fault.
 public final class URLSessionTransport: HTTPTransportProtocol {
     /// The session requests are sent with.
     public let session: URLSession
     /// The most redirects followed for one request; 10 by default. 0 disables redirects, and a
     /// 3xx is then returned as the response.
     public let maxRedirects: Int
+    /// How much of a response is accepted; `ResponseLimits()` by default (100 MiB of body).
+    public let limits: ResponseLimits
+    /// The limit on a whole exchange in seconds; `nil` (the default) for none beyond the
+    /// session's `timeoutIntervalForResource`, which this transport enforces too.
+    public let totalTimeout: TimeInterval?
+    #if !canImport(Darwin)
+        /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
+        /// the exchanges run on a session made from `session`'s configuration whose delegate
+        /// routes each task's events to its call. `nil` when `session` has a delegate of its
+        /// own (it is then used as it is, with the deadlines enforced and the body limit
+        /// checked once the body is complete).
+        private let routedSession: URLSession?
+        private let router: SessionRouter?
+    #endif
 
     /// Creates a transport.
     ///
     /// - Parameters:
     ///   - session: The session to send with; `URLSession.shared` by default.
     ///   - maxRedirects: The redirect limit; 10 by default. Negative values count as 0.
-    public init(session: URLSession = .shared, maxRedirects: Int = 10) {
+    ///   - limits: `ResponseLimits()` by default.
+    ///   - totalTimeout: `nil` by default. NaN, zero and negative values mean none; infinite
+    ///     and huge values are capped (never trapped on).
+    public init(
+        session: URLSession = .shared, maxRedirects: Int = 10, limits: ResponseLimits = ResponseLimits(),
+        totalTimeout: TimeInterval? = nil
+    ) {
         self.session = session
         self.maxRedirects = max(0, maxRedirects)
+        self.limits = limits
+        self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
+        #if !canImport(Darwin)
+            if session.delegate == nil {
+                let router = SessionRouter()
+                self.router = router
+                self.routedSession = URLSession(
+                    configuration: session.configuration, delegate: router, delegateQueue: nil)
+            } else {
+                self.router = nil
+                self.routedSession = nil
+            }
+        #endif
     }
 
-    /// Sends `request` with the session's data task.
+    deinit {
+        #if !canImport(Darwin)
+            // The session holds its delegate strongly until it is invalidated.
+            routedSession?.finishTasksAndInvalidate()
+        #endif
+    }
+
+    /// Sends `request` with a data task of the session.
     ///
     /// - Throws: `CancellationError` when the task is cancelled (at once, without waiting for
-    ///   the session), ``TransportError`` for connection, TLS, timeout and redirect failures.
+    ///   the session), ``TransportError`` for invalid requests, connection, TLS, timeout,
+    ///   limit, framing and redirect failures.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
         try RequestValidator.validate(request)
-        let call = PendingCall()
-        let guardDelegate = RedirectGuard(originalURL: request.url, maxRedirects: maxRedirects)
+        var sent = request
+        // Any Double is accepted: a value corelibs could trap on is never handed to it.
+        let idle =
+            Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)
+            ?? 60
+        sent.timeoutInterval = idle
+        let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
+        let call = SessionCall(
+            request: sent, maxRedirects: maxRedirects, limits: limits,
+            bodyLimit: ResponseLimits.effectiveBodyLimit(configured: limits.maxBodyBytes),
+            idleTimeout: idle, totalTimeout: deadlines.compactMap { $0 }.min())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 call.setContinuation(continuation)
-                let task = session.dataTask(with: request) { data, response, error in
-                    call.complete(
-                        Self.outcome(
-                            data: data, response: response, error: error, request: request, guard: guardDelegate))
-                }
-                task.delegate = guardDelegate
+                #if canImport(Darwin)
+                    let task = session.dataTask(with: sent)
+                    task.delegate = call
+                #else
+                    let task: URLSessionDataTask
+                    if let routedSession, let router {
+                        task = routedSession.dataTask(with: sent)
+                        router.register(call, for: task)
+                    } else {
+                        task = session.dataTask(with: sent) { data, response, error in
+                            call.completed(data: data, response: response, error: error)
+                        }
+                        task.delegate = call  // redirects only
+                    }
+                #endif
                 call.start(task)
             }
         } onCancel: {
             call.cancel()
         }
     }
-
-    private static func outcome(
-        data: Data?, response: URLResponse?, error: (any Error)?, request: URLRequest, guard redirect: RedirectGuard
-    ) -> Result<(Data, HTTPURLResponse), any Error> {
-        if let failure = redirect.failure {
-            return .failure(failure)
-        }
-        if let error {
-            if let urlError = error as? URLError {
-                return .failure(TransportError.map(urlError, url: request.url))
-            }
-            return .failure(
-                TransportError(.other, url: request.url, message: error.localizedDescription, underlyingError: error))
-        }
-        guard let http = response as? HTTPURLResponse else {
-            return .failure(
-                TransportError(.badResponse, url: request.url, message: "The response is not an HTTP response."))
-        }
-        return .success((data ?? Data(), http))
-    }
 }
 
-/// Joins a `URLSessionTask` with the continuation waiting for it, so that whichever of
-/// completion and cancellation comes first resumes the caller, exactly once.
-private final class PendingCall: Sendable {
+/// One exchange on a `URLSession`: the task's delegate, the continuation waiting for it, the
+/// body collected so far and the watchdog that enforces the deadlines. Whichever of
+/// completion, cancellation, a limit and a deadline comes first resumes the caller, once.
+private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
         var task: URLSessionDataTask?
         var cancelled = false
+        var finished = false
+        var response: HTTPURLResponse?
+        var body = Data()
+        var lastActivity: UInt64 = 0
+        var watchdog: Task<Void, Never>?
+        var tracker: RedirectTracker
+        var redirectFailure: TransportError?
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
+    private let request: URLRequest
+    private let limits: ResponseLimits
+    private let bodyLimit: Int64?
+    private let idleTimeout: TimeInterval
+    private let totalTimeout: TimeInterval?
+    private let started = DispatchTime.now().uptimeNanoseconds
+
+    init(
+        request: URLRequest, maxRedirects: Int, limits: ResponseLimits, bodyLimit: Int64?,
+        idleTimeout: TimeInterval, totalTimeout: TimeInterval?
+    ) {
+        self.request = request
+        self.limits = limits
+        self.bodyLimit = bodyLimit
+        self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+        self.state = Locked(
+            State(
+                lastActivity: DispatchTime.now().uptimeNanoseconds,
+                tracker: RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects)))
+    }
 
     func setContinuation(_ continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) {
         state.withLock { $0.continuation = continuation }
@@ -101,62 +179,324 @@ private final class PendingCall: Sendable {
         if cancelled {
             task.cancel()
             complete(.failure(CancellationError()))
-        } else {
-            task.resume()
+            return
         }
+        let watchdog = Task { [weak self] in
+            guard let self else { return }
+            await self.watch()
+        }
+        state.withLock { $0.watchdog = watchdog }
+        task.resume()
     }
 
     func cancel() {
-        let task = state.withLock { state -> URLSessionDataTask? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
-        complete(.failure(CancellationError()))
+        state.withLock { $0.cancelled = true }
+        fail(CancellationError())
     }
 
-    func complete(_ result: Result<(Data, HTTPURLResponse), any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<(Data, HTTPURLResponse), any Error>? in
-            defer { state.continuation = nil }
-            return state.continuation
+    /// Ends the exchange with `error`: the session task is cancelled and the caller resumed.
+    private func fail(_ error: any Error) {
+        let task = state.withLock { $0.task }
+        complete(.failure(error))
+        task?.cancel()
+    }
+
+    private func complete(_ result: Result<(Data, HTTPURLResponse), any Error>) {
+        let (continuation, watchdog) = state.withLock {
+            state -> (CheckedContinuation<(Data, HTTPURLResponse), any Error>?, Task<Void, Never>?) in
+            state.finished = true
+            defer {
+                state.continuation = nil
+                state.watchdog = nil
+                state.task = nil  // the session holds the task, and the task holds us as its delegate
+                state.body = Data()
+            }
+            return (state.continuation, state.watchdog)
         }
+        watchdog?.cancel()
         continuation?.resume(with: result)
     }
-}
 
-/// The per-task delegate that applies ``RedirectTracker``'s rules to URLSession's redirects:
-/// credentials stripped across origins, the hop limit and loop detection.
-private final class RedirectGuard: NSObject, URLSessionTaskDelegate, Sendable {
-    private struct State {
-        var tracker: RedirectTracker
-        var failure: TransportError?
+    // MARK: Deadlines
+
+    /// Sleeps until the earlier deadline (idle or total), then fails the exchange if it passed
+    /// without activity; otherwise sleeps again.
+    private func watch() async {
+        while !Task.isCancelled {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let (lastActivity, finished) = state.withLock { ($0.lastActivity, $0.finished) }
+            if finished { return }
+            let idleDeadline = lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
+            let totalDeadline = totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
+            if now >= totalDeadline {
+                fail(
+                    TransportError(
+                        .timedOut, url: request.url,
+                        message: "The exchange took longer than its total timeout of \(totalTimeout ?? 0) s."))
+                return
+            }
+            if now >= idleDeadline {
+                fail(
+                    TransportError(
+                        .timedOut, url: request.url, message: "No data for \(idleTimeout) s (the request's timeout)."))
+                return
+            }
+            let wait = min(idleDeadline, totalDeadline) - now
+            try? await Task.sleep(nanoseconds: min(wait, 1_000_000_000_000) + 1_000_000)
+        }
     }
 
-    private let state: Locked<State>
-
-    init(originalURL: URL?, maxRedirects: Int) {
-        self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL, maxRedirects: maxRedirects)))
+    private func touch() {
+        state.withLock { $0.lastActivity = DispatchTime.now().uptimeNanoseconds }
     }
 
-    var failure: TransportError? { state.current.failure }
+    // MARK: URLSessionDataDelegate
 
     func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        touch()
+        guard let http = response as? HTTPURLResponse else {
+            completionHandler(.cancel)
+            fail(TransportError(.badResponse, url: request.url, message: "The response is not an HTTP response."))
+            return
+        }
+        if let error = check(http) {
+            completionHandler(.cancel)
+            fail(error)
+            return
+        }
+        state.withLock { $0.response = http }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overLimit = state.withLock { state -> Bool in
+            state.lastActivity = DispatchTime.now().uptimeNanoseconds
+            if state.finished { return false }
+            if let bodyLimit, Int64(state.body.count) + Int64(data.count) > bodyLimit { return true }
+            state.body.append(data)
+            return false
+        }
+        if overLimit { fail(tooLarge()) }
+    }
+
+    /// The completion handler's path (Linux, a session with its own delegate): the same
+    /// checks, after the fact.
+    func completed(data: Data?, response: URLResponse?, error: (any Error)?) {
+        if error == nil, let http = response as? HTTPURLResponse {
+            if let failure = check(http) {
+                complete(.failure(failure))
+                return
+            }
+            let body = data ?? Data()
+            if let bodyLimit, Int64(body.count) > bodyLimit {
+                complete(.failure(tooLarge()))
+                return
+            }
+            state.withLock {
+                $0.response = http
+                $0.body = body
+            }
+        }
+        finish(error: error)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(error: error)
+    }
+
+    private func tooLarge() -> TransportError {
+        TransportError(
+            .responseTooLarge, url: request.url,
+            message: "The response body exceeds the limit of \(bodyLimit ?? 0) bytes; the connection was closed.")
+    }
+
+    private func finish(error: (any Error)?) {
+        let (response, body, redirectFailure) = state.withLock { ($0.response, $0.body, $0.redirectFailure) }
+        if let redirectFailure {
+            complete(.failure(redirectFailure))
+            return
+        }
+        if let error {
+            if let urlError = error as? URLError {
+                complete(.failure(TransportError.map(urlError, url: request.url)))
+            } else {
+                complete(
+                    .failure(
+                        TransportError(
+                            .other, url: request.url, message: error.localizedDescription, underlyingError: error)))
+            }
+            return
+        }
+        guard let response else {
+            complete(.failure(TransportError(.badResponse, url: request.url, message: "The server sent no response.")))
+            return
+        }
+        complete(.success((body, response)))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        touch()
         let next = state.withLock { state -> URLRequest? in
             guard state.tracker.maxRedirects > 0 else { return nil }
+            guard let url = newRequest.url, (try? RequestValidator.validateURL(url)) != nil else {
+                return nil  // not http(s): the 3xx is the response, as on CurlTransport
+            }
             do throws(TransportError) {
-                try state.tracker.follow(to: request.url)
+                try state.tracker.follow(to: newRequest.url)
             } catch {
-                state.failure = error
+                state.redirectFailure = error
                 return nil
             }
-            return state.tracker.strippingCredentials(request, for: request.url)
+            return state.tracker.strippingCredentials(newRequest, for: newRequest.url)
         }
         completionHandler(next)
     }
+
+    #if !canImport(Darwin)
+        /// corelibs answers a 401 with `WWW-Authenticate` by asking for credentials and, with no
+        /// delegate to answer, never completes. We send credentials as headers only, so the
+        /// challenge is declined and the 401 is delivered as the response. (On Apple platforms
+        /// the system does this itself, and the session delegate keeps TLS challenges.)
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            touch()
+            // corelibs has no server-trust challenges (libcurl verifies TLS itself): every
+            // challenge here is HTTP authentication.
+            completionHandler(.rejectProtectionSpace, nil)
+        }
+    #endif
+
+    // MARK: Checks
+
+    /// The response head's framing and size, checked before the body is accepted.
+    private func check(_ response: HTTPURLResponse) -> TransportError? {
+        var count = 0
+        var bytes = 0
+        var contentLength: String?
+        var hasTransferEncoding = false
+        for (key, value) in response.allHeaderFields {
+            let name = String(describing: key)
+            let text = String(describing: value)
+            count += 1
+            bytes += name.utf8.count + text.utf8.count + 4
+            switch name.lowercased() {
+            case "content-length": contentLength = text
+            case "transfer-encoding": hasTransferEncoding = true
+            default: break
+            }
+        }
+        if count > limits.maxHeaderCount {
+            return TransportError(
+                .responseTooLarge, url: request.url,
+                message: "The response has more than \(limits.maxHeaderCount) header fields.")
+        }
+        if bytes > limits.maxHeaderBytes {
+            return TransportError(
+                .responseTooLarge, url: request.url,
+                message: "The response headers exceed the limit of \(limits.maxHeaderBytes) bytes.")
+        }
+        guard let contentLength else { return nil }
+        if hasTransferEncoding {
+            return TransportError(
+                .badResponse, url: request.url,
+                message: "The response has both Transfer-Encoding and Content-Length (RFC 9112 §6.3).")
+        }
+        guard let length = ContentLength.parse(contentLength) else {
+            return TransportError(
+                .badResponse, url: request.url, message: "The response has a malformed or conflicting Content-Length.")
+        }
+        let method = (request.httpMethod ?? "GET").uppercased()
+        if method != "HEAD", response.statusCode != 204, response.statusCode != 304, let bodyLimit, length > bodyLimit {
+            return TransportError(
+                .responseTooLarge, url: request.url,
+                message:
+                    "The response declares \(length) body bytes, above the limit of \(bodyLimit); nothing was read.")
+        }
+        return nil
+    }
 }
+
+/// `Content-Length` as RFC 9112 §6.3 allows it: digits, or a list of identical values (which
+/// is how repeated headers arrive once joined).
+enum ContentLength {
+    /// The length, or `nil` when the value is malformed or lists different lengths.
+    static func parse(_ value: String) -> Int64? {
+        var parsed: Int64?
+        for member in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let digits = member.trimmingCharacters(in: .whitespaces)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(digits)
+            else { return nil }
+            if let parsed, parsed != number { return nil }
+            parsed = number
+        }
+        return parsed
+    }
+}
+
+#if !canImport(Darwin)
+    /// The delegate of a ``URLSessionTransport``'s routed session (Linux): hands each task's
+    /// events to its ``SessionCall``, and forgets the call when the task completes.
+    private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+        private let calls = Locked<[Int: SessionCall]>([:])
+
+        func register(_ call: SessionCall, for task: URLSessionTask) {
+            calls.withLock { $0[task.taskIdentifier] = call }
+        }
+
+        private func call(for task: URLSessionTask) -> SessionCall? {
+            calls.withLock { $0[task.taskIdentifier] }
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            guard let call = call(for: dataTask) else {
+                completionHandler(.cancel)
+                return
+            }
+            call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            call(for: dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let call = calls.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            call?.urlSession(session, task: task, didCompleteWithError: error)
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard let call = call(for: task) else {
+                completionHandler(nil)
+                return
+            }
+            call.urlSession(
+                session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                completionHandler: completionHandler)
+        }
+
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            guard let call = call(for: task) else {
+                completionHandler(.rejectProtectionSpace, nil)
+                return
+            }
+            call.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
+        }
+    }
+#endif

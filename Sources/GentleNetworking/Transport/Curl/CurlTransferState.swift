@@ -283,21 +283,11 @@ struct CurlTransferState: Sendable {
     }
 
     private mutating func noteContentLength(_ value: String) -> Actions {
-        // "42" or a list of identical values ("42, 42"); anything else is invalid.
-        var parsed: Int64?
-        for member in value.split(separator: ",", omittingEmptySubsequences: false) {
-            let digits = member.trimmingCharacters(in: .whitespaces)
-            guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(digits)
-            else {
-                return abort(
-                    TransportError(.badResponse, url: url, message: "The response has a malformed Content-Length."))
-            }
-            if let parsed, parsed != number {
-                return abort(
-                    TransportError(
-                        .badResponse, url: url, message: "The response has conflicting Content-Length values."))
-            }
-            parsed = number
+        // "42", or a list of identical values ("42, 42"); anything else is invalid.
+        guard let parsed = ContentLength.parse(value) else {
+            return abort(
+                TransportError(
+                    .badResponse, url: url, message: "The response has a malformed or conflicting Content-Length."))
         }
         if let previous = contentLength, previous != parsed {
             return abort(
