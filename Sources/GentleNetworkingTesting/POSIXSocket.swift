@@ -166,6 +166,50 @@ package enum POSIXSocket {
         #endif
     }
 
+    /// Writes as much of `bytes` as the socket takes without blocking: the count written, 0 when
+    /// its send buffer is full, or -1 when the peer has gone (EPIPE, ECONNRESET, …). Never raises
+    /// SIGPIPE.
+    static func sendWithoutBlocking(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        #if canImport(Glibc) || canImport(Musl)
+            let flags = Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
+        #else
+            let flags = Int32(MSG_DONTWAIT)
+        #endif
+        while true {
+            let written = send(descriptor, base, bytes.count, flags)
+            if written >= 0 { return written }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            return -1
+        }
+    }
+
+    /// Waits up to `milliseconds` for any of `events` (`POLLIN`, `POLLOUT`) on `descriptor` and
+    /// returns the events that occurred (`POLLERR` and `POLLHUP` included), 0 on timeout.
+    static func waitForEvents(_ descriptor: Int32, _ events: Int32, milliseconds: Int32) -> Int32 {
+        var entry = pollfd(fd: descriptor, events: Int16(truncatingIfNeeded: events), revents: 0)
+        guard poll(&entry, 1, milliseconds) > 0 else { return 0 }
+        return Int32(entry.revents)
+    }
+
+    /// Stops writes on `descriptor`: the peer reads end-of-stream after the bytes already sent.
+    static func shutdownWrite(_ descriptor: Int32) {
+        #if canImport(Glibc) || canImport(Musl)
+            _ = shutdown(descriptor, Int32(SHUT_WR))
+        #else
+            _ = shutdown(descriptor, SHUT_WR)
+        #endif
+    }
+
+    /// Aborts the connection: `SO_LINGER` {on, 0 s} then `close`, so the peer gets a TCP RST
+    /// (reads fail with ECONNRESET) instead of an orderly end-of-stream.
+    static func resetAndClose(_ descriptor: Int32) {
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+        _ = close(descriptor)
+    }
+
     /// Closes `descriptor`.
     package static func closeDescriptor(_ descriptor: Int32) {
         _ = close(descriptor)

@@ -1,0 +1,572 @@
+import Foundation
+import GentleNetworking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A misbehaving HTTP/1.1 server on a real loopback socket that writes raw bytes, for testing
+/// how a client copes with endless bodies, compression bombs, slow drips, floods, resets and
+/// malformed framing.
+///
+/// ```swift
+/// let server = try HostileServer()
+/// defer { server.shutdown() }
+/// server.route("/feed", .endlessBody(chunked: false))
+/// server.route("/bomb", .compressionBomb(decodedBytes: 10 << 30))
+/// // … point a client at server.url("/feed"), cancel it …
+/// #expect(server.clientHangUpCount == 1)
+/// ```
+///
+/// - It binds `127.0.0.1` on a port the kernel picks; each connection gets its own thread,
+///   named ``threadNamePrefix`` + `c<n>`.
+/// - Every request is read in full (head and `Content-Length` or chunked body) and recorded
+///   (``receivedRequests``) before the route's ``HostileBehavior`` runs.
+/// - Writes never block for long and never raise SIGPIPE: between writes and while holding,
+///   the server watches for the client going away (within about 25 ms) and then stops,
+///   counting it in ``clientHangUpCount``. ``bytesSentCount`` shows how much it wrote.
+/// - ``shutdown()`` closes every socket and waits for every thread it started.
+public final class HostileServer: Sendable {
+    private struct Route {
+        let path: String
+        let behavior: HostileBehavior
+        let id: Int
+    }
+
+    private struct State {
+        var routes: [Route] = []
+        var answeredByRoute: [Int: Int] = [:]
+        var requests: [LoopbackRequest] = []
+        var connections: [Int: Int32] = [:]
+        var acceptedConnections = 0
+        var clientHangUps = 0
+        var bytesSentByPath: [String: Int64] = [:]
+        var bytesSent: Int64 = 0
+        var stopped = false
+    }
+
+    /// How a connection's socket is let go.
+    fileprivate enum Ending {
+        /// Close at once.
+        case close
+        /// Half-close, let the client read what was sent and close first (up to 200 ms), then close.
+        case linger
+        /// Close with a TCP RST.
+        case reset
+    }
+
+    /// The port the server listens on.
+    public let port: UInt16
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    private let listener: Int32
+    private let state = Locked(State())
+    private let threads = DispatchGroup()
+
+    /// Starts a server with no routes: every path answers `404` with a short text body.
+    ///
+    /// - Throws: When no loopback socket can be opened.
+    public init() throws {
+        let (descriptor, port) = try POSIXSocket.listenOnLoopback()
+        self.listener = descriptor
+        self.port = port
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
+        threads.enter()
+        let thread = Thread { [self] in
+            POSIXSocket.nameCurrentThread("\(threadNamePrefix)accept")
+            acceptLoop()
+            threads.leave()
+        }
+        thread.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// The absolute URL for `path` (which may include a query) on this server.
+    public func url(_ path: String) -> URL {
+        URL(string: path, relativeTo: baseURL)?.absoluteURL ?? baseURL
+    }
+
+    /// The prefix of the names of this server's threads, `H<port>.` (thread names are capped at
+    /// 15 characters on Linux), so a test can check that none outlive ``shutdown()``.
+    public var threadNamePrefix: String { "H\(port)." }
+
+    /// Answers requests for exactly `path` (the request target's path, percent-decoded, without
+    /// the query) with `behavior`. A later route for the same path replaces an earlier one (and
+    /// starts its own ``HostileBehavior/sequence(_:)`` count).
+    public func route(_ path: String, _ behavior: HostileBehavior) {
+        state.withLock { state in
+            state.routes.append(Route(path: path, behavior: behavior, id: state.routes.count))
+        }
+    }
+
+    /// Every request received so far, in arrival order.
+    public var receivedRequests: [LoopbackRequest] { state.current.requests }
+
+    /// The requests received for `path`.
+    public func requests(path: String) -> [LoopbackRequest] {
+        state.current.requests.filter { $0.path == path }
+    }
+
+    /// How many TCP connections were accepted so far.
+    public var acceptedConnectionCount: Int { state.current.acceptedConnections }
+
+    /// How many times a client went away (closed or reset its connection) while the server was
+    /// still sending or holding a response: what a cancelled or size-limited client looks like
+    /// from here. A close after a complete answer, or during ``shutdown()``, does not count.
+    public var clientHangUpCount: Int { state.current.clientHangUps }
+
+    /// The bytes written to sockets so far for every response, heads included.
+    public var bytesSentCount: Int64 { state.current.bytesSent }
+
+    /// The bytes written so far in answer to requests for `path`, heads included.
+    public func bytesSent(path: String) -> Int64 {
+        state.current.bytesSentByPath[path] ?? 0
+    }
+
+    /// Stops accepting, closes every connection (ending every behaviour) and waits (up to 10 s)
+    /// for every server thread. Safe to call more than once.
+    public func shutdown() {
+        let first = state.withLock { state -> Bool in
+            if state.stopped { return false }
+            state.stopped = true
+            for descriptor in state.connections.values { POSIXSocket.shutdownBoth(descriptor) }
+            return true
+        }
+        guard first else { return }
+        _ = threads.wait(timeout: .now() + 10)
+        POSIXSocket.closeDescriptor(listener)
+    }
+
+    fileprivate var isStopped: Bool { state.withLock { $0.stopped } }
+
+    fileprivate func noteHangUp() {
+        state.withLock { $0.clientHangUps += 1 }
+    }
+
+    fileprivate func noteSent(_ count: Int, path: String) {
+        state.withLock { state in
+            state.bytesSent += Int64(count)
+            state.bytesSentByPath[path, default: 0] += Int64(count)
+        }
+    }
+
+    /// Records `request` and picks the behaviour that answers it.
+    fileprivate func behavior(recording request: LoopbackRequest) -> HostileBehavior? {
+        state.withLock { state -> HostileBehavior? in
+            state.requests.append(request)
+            guard let route = state.routes.last(where: { $0.path == request.path }) else { return nil }
+            let index = state.answeredByRoute[route.id, default: 0]
+            state.answeredByRoute[route.id] = index + 1
+            return Self.resolve(route.behavior, index: index)
+        }
+    }
+
+    private static func resolve(_ behavior: HostileBehavior, index: Int) -> HostileBehavior {
+        guard case .sequence(let steps) = behavior else { return behavior }
+        guard let last = steps.last else { return .status(500) }
+        return resolve(index < steps.count ? steps[index] : last, index: index)
+    }
+
+    // MARK: Accepting
+
+    private func acceptLoop() {
+        while !isStopped {
+            guard POSIXSocket.waitReadable(listener, milliseconds: 50) else { continue }
+            guard let client = POSIXSocket.accept(listener) else { continue }
+            let id = state.withLock { state -> Int? in
+                if state.stopped { return nil }
+                state.acceptedConnections += 1
+                state.connections[state.acceptedConnections] = client
+                return state.acceptedConnections
+            }
+            guard let id else {
+                POSIXSocket.closeDescriptor(client)
+                return
+            }
+            threads.enter()
+            let thread = Thread { [self] in
+                POSIXSocket.nameCurrentThread("\(threadNamePrefix)c\(id)")
+                let connection = HostileConnection(descriptor: client, id: id, server: self)
+                let ending = connection.serve()
+                // Forget the descriptor first, so shutdown() never touches a reused number.
+                state.withLock { _ = $0.connections.removeValue(forKey: id) }
+                connection.finish(ending)
+                threads.leave()
+            }
+            thread.stackSize = 512 * 1024
+            thread.start()
+        }
+    }
+}
+
+/// One accepted connection, confined to its thread: reads requests and acts out behaviours.
+private final class HostileConnection {
+    private let descriptor: Int32
+    private let id: Int
+    private let server: HostileServer
+    private var parser = HTTPRequestParser()
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var path = ""
+    private var hungUp = false
+    private static let writeSize = 64 * 1024
+    private static let watchMilliseconds: Int32 = 25
+
+    init(descriptor: Int32, id: Int, server: HostileServer) {
+        self.descriptor = descriptor
+        self.id = id
+        self.server = server
+    }
+
+    // MARK: Requests
+
+    /// Serves requests until a behaviour ends the connection; returns how to close it.
+    func serve() -> HostileServer.Ending {
+        while !server.isStopped {
+            let request: LoopbackRequest
+            switch readRequest() {
+            case .request(let received): request = received
+            case .gone: return .close
+            case .malformed:
+                _ = send(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                return .linger
+            }
+            path = request.path
+            let clientWantsClose =
+                request.header("Connection")?.lowercased() == "close"
+                || (request.httpVersion == "HTTP/1.0" && request.header("Connection")?.lowercased() != "keep-alive")
+            let behavior =
+                server.behavior(recording: request)
+                ?? .status(404, body: Data("No route for \(request.method) \(request.path)".utf8))
+            if let ending = perform(behavior, for: request) { return ending }
+            if clientWantsClose { return .linger }
+        }
+        return .close
+    }
+
+    private enum ReadResult {
+        case request(LoopbackRequest)
+        case gone
+        case malformed
+    }
+
+    private func readRequest() -> ReadResult {
+        do {
+            var head = try parser.nextHead()
+            while head == nil {
+                guard readMore() else { return .gone }
+                head = try parser.nextHead()
+            }
+            guard let head else { return .gone }
+            if head.header("Expect")?.lowercased() == "100-continue" {
+                guard send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return .gone }
+            }
+            let isChunked = head.header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+            var body = Data()
+            if isChunked {
+                while true {
+                    if let chunked = try parser.nextChunkedBody() {
+                        body = chunked
+                        break
+                    }
+                    guard readMore() else { return .gone }
+                }
+            } else if let lengthText = head.header("Content-Length") {
+                guard let length = Int(lengthText), length >= 0 else { return .malformed }
+                while true {
+                    if let bytes = parser.nextBytes(length) {
+                        body = bytes
+                        break
+                    }
+                    guard readMore() else { return .gone }
+                }
+            }
+            return .request(
+                LoopbackRequest(
+                    method: head.method, target: head.target, headers: head.headers, body: body,
+                    httpVersion: head.version, connectionID: id, wasChunked: isChunked))
+        } catch {
+            return .malformed
+        }
+    }
+
+    /// Waits for and reads more request bytes; `false` at end of stream, on error or on shutdown.
+    private func readMore() -> Bool {
+        while !POSIXSocket.waitReadable(descriptor, milliseconds: 50) {
+            if server.isStopped { return false }
+        }
+        let count = POSIXSocket.receive(descriptor, into: &readBuffer)
+        guard count > 0 else { return false }
+        parser.append(readBuffer[0..<count])
+        return true
+    }
+
+    // MARK: Behaviours
+
+    /// Acts out `behavior`; returns how to close the connection, or `nil` to read the next request.
+    private func perform(_ behavior: HostileBehavior, for request: LoopbackRequest) -> HostileServer.Ending? {
+        switch behavior {
+        case .ok(let body, let headers):
+            return wellFormed(status: 200, headers: headers, body: body, for: request)
+        case .status(let code, let body, let headers):
+            return wellFormed(status: code, headers: headers, body: body, for: request)
+        case .redirect(let status, let location):
+            return wellFormed(status: status, headers: [("Location", location)], body: Data(), for: request)
+        case .challenge(let scheme, let status, let body):
+            let name = status == 407 ? "Proxy-Authenticate" : "WWW-Authenticate"
+            return wellFormed(status: status, headers: [(name, scheme)], body: body, for: request)
+        case .endlessBody(let chunked):
+            endlessBody(chunked: chunked)
+            return .close
+        case .compressionBomb(let decodedBytes, let encoding, let declareLength):
+            return compressionBomb(decodedBytes: decodedBytes, encoding: encoding, declareLength: declareLength)
+        case .drip(let status, let body, let interval, let declareLength):
+            return drip(status: status, body: body, interval: interval, declareLength: declareLength)
+        case .dripHeaders(let interval):
+            let head = Self.head(status: 200, [("Content-Type", "text/plain"), ("Content-Length", "2")])
+            for (index, byte) in head.enumerated() {
+                if index > 0 { guard hold(seconds: interval) else { return .close } }
+                guard send([byte]) else { return .close }
+            }
+            return send(Array("ok".utf8)) ? nil : .close
+        case .raw(let bytes, let thenClose):
+            guard send([UInt8](bytes)) else { return .close }
+            return thenClose ? .linger : nil
+        case .rawThenHold(let bytes):
+            if send([UInt8](bytes)) { _ = hold(seconds: nil) }
+            return .close
+        case .headerFlood(let count, let valueLength):
+            return headerFlood(count: count, valueLength: valueLength)
+        case .endlessHeaders:
+            endlessHeaders()
+            return .close
+        case .acceptAndHang:
+            _ = hold(seconds: nil)
+            return .close
+        case .resetBeforeHeaders:
+            return .reset
+        case .resetMidBody(let bodyLength):
+            let length = max(0, bodyLength)
+            guard send(Self.head(status: 200, [("Content-Length", "\(length)")])) else { return .close }
+            guard send([UInt8](repeating: UInt8(ascii: "x"), count: length / 2)) else { return .close }
+            guard hold(seconds: 0.05) else { return .close }
+            return .reset
+        case .truncatedBody(let declared, let sent):
+            guard send(Self.head(status: 200, [("Content-Length", "\(declared)")])) else { return .close }
+            guard send([UInt8](repeating: UInt8(ascii: "x"), count: max(0, sent))) else { return .close }
+            return .linger
+        case .conflictingContentLength(let first, let second, let body):
+            let head = Self.head(status: 200, [("Content-Length", "\(first)"), ("Content-Length", "\(second)")])
+            guard send(head + [UInt8](body)) else { return .close }
+            return .linger
+        case .contentLengthList(let value, let body):
+            guard send(Self.head(status: 200, [("Content-Length", value)]) + [UInt8](body)) else { return .close }
+            return .linger
+        case .sequence:
+            // Resolved to one step when the request was recorded.
+            return wellFormed(status: 500, headers: [], body: Data(), for: request)
+        }
+    }
+
+    private func wellFormed(
+        status: Int, headers: [(String, String)], body: Data, for request: LoopbackRequest
+    ) -> HostileServer.Ending? {
+        var fields = headers
+        fields.append(("Content-Length", "\(body.count)"))
+        var bytes = Self.head(status: status, fields)
+        if request.method != "HEAD" { bytes += [UInt8](body) }
+        return send(bytes) ? nil : .close
+    }
+
+    private func endlessBody(chunked: Bool) {
+        let framing = chunked ? ("Transfer-Encoding", "chunked") : ("Connection", "close")
+        guard send(Self.head(status: 200, [("Content-Type", "application/json"), framing])) else { return }
+        var piece = [UInt8]()
+        piece.reserveCapacity(Self.writeSize)
+        while piece.count < Self.writeSize { piece += [UInt8(ascii: "0"), UInt8(ascii: ",")] }
+        var first = piece
+        first[0] = UInt8(ascii: "[")
+        let frame = { (bytes: [UInt8]) -> [UInt8] in
+            chunked ? Array("\(String(bytes.count, radix: 16))\r\n".utf8) + bytes + Array("\r\n".utf8) : bytes
+        }
+        guard send(frame(first)) else { return }
+        let next = frame(piece)
+        while send(next) {}
+    }
+
+    private func compressionBomb(decodedBytes: Int64, encoding: String, declareLength: Bool) -> HostileServer.Ending? {
+        var bomb = DeflateBomb(
+            decodedBytes: decodedBytes, framing: encoding.lowercased() == "deflate" ? .zlib : .gzip)
+        var headers = [("Content-Type", "application/json"), ("Content-Encoding", encoding)]
+        headers.append(declareLength ? ("Content-Length", "\(bomb.compressedByteCount)") : ("Connection", "close"))
+        guard send(Self.head(status: 200, headers)) else { return .close }
+        while let chunk = bomb.nextChunk(maxBytes: Self.writeSize) {
+            guard send(chunk) else { return .close }
+        }
+        return declareLength ? nil : .linger
+    }
+
+    private func drip(status: Int, body: Data, interval: TimeInterval, declareLength: Bool) -> HostileServer.Ending? {
+        let framing = declareLength ? ("Content-Length", "\(body.count)") : ("Connection", "close")
+        guard send(Self.head(status: status, [("Content-Type", "application/octet-stream"), framing])) else {
+            return .close
+        }
+        for byte in body {
+            guard hold(seconds: interval), send([byte]) else { return .close }
+        }
+        return declareLength ? nil : .linger
+    }
+
+    private func headerFlood(count: Int, valueLength: Int) -> HostileServer.Ending? {
+        let value = String(repeating: "a", count: max(0, valueLength))
+        var pending = Array("HTTP/1.1 200 OK\r\n".utf8)
+        if count > 0 {
+            for index in 1...count {
+                pending += Array("X-Flood-\(index): \(value)\r\n".utf8)
+                if pending.count >= Self.writeSize {
+                    guard send(pending) else { return .close }
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        pending += Array("Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok".utf8)
+        return send(pending) ? nil : .close
+    }
+
+    private func endlessHeaders() {
+        guard send(Array("HTTP/1.1 200 OK\r\n".utf8)) else { return }
+        let value = String(repeating: "a", count: 100)
+        var index = 0
+        while true {
+            var batch = [UInt8]()
+            batch.reserveCapacity(Self.writeSize + 200)
+            while batch.count < Self.writeSize {
+                index += 1
+                batch += Array("X-Endless-\(index): \(value)\r\n".utf8)
+            }
+            guard send(batch) else { return }
+        }
+    }
+
+    // MARK: Socket
+
+    /// Writes all of `bytes`; `false` when the client went away (counted once) or the server stopped.
+    private func send(_ bytes: [UInt8]) -> Bool {
+        guard !clientHasGone() else { return false }
+        var offset = 0
+        while offset < bytes.count {
+            if server.isStopped { return false }
+            let written = bytes.withUnsafeBytes {
+                POSIXSocket.sendWithoutBlocking(descriptor, UnsafeRawBufferPointer(rebasing: $0[offset...]))
+            }
+            if written < 0 {
+                noteHangUp()
+                return false
+            }
+            if written > 0 {
+                offset += written
+                server.noteSent(written, path: path)
+                continue
+            }
+            // The send buffer is full: wait for room, watching for the client going away.
+            let events = POSIXSocket.waitForEvents(
+                descriptor, Int32(POLLOUT) | Int32(POLLIN), milliseconds: Self.watchMilliseconds)
+            if events & (Int32(POLLERR) | Int32(POLLHUP)) != 0 || (events & Int32(POLLIN) != 0 && clientHasGone()) {
+                noteHangUp()
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Waits `seconds` (forever when `nil`) for the client to go away; `true` when the time ran
+    /// out with the client still there, `false` when it left (counted once) or the server stopped.
+    private func hold(seconds: TimeInterval?) -> Bool {
+        let deadline = seconds.map { Date().addingTimeInterval($0) }
+        while !server.isStopped {
+            var slice = Self.watchMilliseconds
+            if let deadline {
+                let left = deadline.timeIntervalSinceNow
+                if left <= 0 { return true }
+                slice = Int32(min(Double(slice), max(1, (left * 1000).rounded(.up))))
+            }
+            let events = POSIXSocket.waitForEvents(descriptor, Int32(POLLIN), milliseconds: slice)
+            guard events != 0 else { continue }
+            if clientHasGone() { return false }
+            // Pipelined bytes are waiting; they are not a hang-up, so just wait out the slice.
+            Thread.sleep(forTimeInterval: Double(slice) / 1000)
+        }
+        return false
+    }
+
+    /// Whether the client closed or reset the connection (counted once), or the server stopped.
+    private func clientHasGone() -> Bool {
+        if hungUp || server.isStopped { return true }
+        guard POSIXSocket.peerHasClosed(descriptor) else { return false }
+        noteHangUp()
+        return true
+    }
+
+    private func noteHangUp() {
+        guard !hungUp, !server.isStopped else { return }
+        hungUp = true
+        server.noteHangUp()
+    }
+
+    /// Closes the socket as `ending` says.
+    func finish(_ ending: HostileServer.Ending) {
+        switch ending {
+        case .close:
+            POSIXSocket.closeDescriptor(descriptor)
+        case .reset:
+            POSIXSocket.resetAndClose(descriptor)
+        case .linger:
+            POSIXSocket.shutdownWrite(descriptor)
+            let deadline = Date().addingTimeInterval(0.2)
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline && !server.isStopped {
+                guard POSIXSocket.waitReadable(descriptor, milliseconds: Self.watchMilliseconds) else { continue }
+                if POSIXSocket.receive(descriptor, into: &scratch) <= 0 { break }
+            }
+            POSIXSocket.closeDescriptor(descriptor)
+        }
+    }
+
+    // MARK: Heads
+
+    /// `HTTP/1.1 <status> <reason>`, the `fields` in order, and the blank line.
+    private static func head(status: Int, _ fields: [(String, String)]) -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
+        for (name, value) in fields { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 407: "Proxy Authentication Required"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}
