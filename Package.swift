@@ -45,6 +45,11 @@ let package = Package(
             name: "gentle-demo",
             dependencies: ["GentleNetworking", "GentleNetworkingTesting"]
         ),
+        // A child process for tests that measure peak memory against hostile servers.
+        .executableTarget(
+            name: "gentle-probe",
+            dependencies: ["GentleNetworking"]
+        ),
         .executableTarget(
             name: "gentle-bench",
             dependencies: ["GentleNetworking", "GentleNetworkingTesting", "YNetwork"]

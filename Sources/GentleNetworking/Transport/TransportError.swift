@@ -83,20 +83,37 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
             code = .tlsFailure
-        case .unknown: code = classifyUnknown(error.localizedDescription)
-        default: code = .other
+        default: code = classifyUnknown(error.localizedDescription)
         }
         return TransportError(code, url: url, message: error.localizedDescription, underlyingError: error)
     }
 
-    /// swift-corelibs-foundation reports several libcurl failures as `URLError.unknown`, keeping
-    /// only libcurl's message; these are the messages that identify them.
+    /// swift-corelibs-foundation reports many libcurl failures as `URLError.unknown`, keeping
+    /// only libcurl's message; these are the messages that identify them, so that the same
+    /// fault gives the same code as on ``CurlTransport``.
     static func classifyUnknown(_ message: String) -> Code {
         let lowered = message.lowercased()
+        func has(_ fragments: String...) -> Bool { fragments.contains { lowered.contains($0) } }
         if lowered.contains("transfer closed with") && lowered.contains("remaining") { return .truncatedBody }
-        if lowered.contains("connection reset") || lowered.contains("recv failure")
-            || lowered.contains("empty reply from server") || lowered.contains("send failure")
+        if has("too large response headers", "header too large", "header overflow", "maximum file size exceeded") {
+            return .responseTooLarge
+        }
+        if has(
+            "received http/0.9", "unsupported response code", "weird server reply", "unsupported http version",
+            "invalid status line", "chunked-encoded data", "hexadecimal", "content-length",
+            "unrecognized content encoding",
+            "error while processing content unencoding", "invalid http header")
         {
+            return .badResponse
+        }
+        if has(
+            "ssl certificate problem", "ssl peer certificate", "certificate verify", "self-signed", "self signed",
+            "unable to get local issuer", "no alternative certificate subject name", "ssl_connect",
+            "ssl connect error", "tls connect error", "certificate has expired", "wrong version number")
+        {
+            return .tlsFailure
+        }
+        if has("connection reset", "recv failure", "empty reply from server", "send failure") {
             return .connectionLost
         }
         return .other

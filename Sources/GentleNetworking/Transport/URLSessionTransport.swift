@@ -369,8 +369,14 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         ) {
             touch()
             // corelibs has no server-trust challenges (libcurl verifies TLS itself): every
-            // challenge here is HTTP authentication.
-            completionHandler(.rejectProtectionSpace, nil)
+            // challenge here is HTTP authentication, raised after the 401 (or 407) and its whole
+            // body arrived. That is the response: deliver it, then let corelibs cancel the task
+            // (`.performDefaultHandling` and `.useCredential` trap in corelibs; no answer hangs).
+            let (response, body) = state.withLock { ($0.response, $0.body) }
+            if let response {
+                complete(.success((body, response)))
+            }
+            completionHandler(.cancelAuthenticationChallenge, nil)
         }
     #endif
 

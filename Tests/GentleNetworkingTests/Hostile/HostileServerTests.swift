@@ -1,0 +1,369 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport of `kind` with `limits` and a total deadline, for the hostile-server suites.
+func makeHostileTransport(
+    _ kind: TransportKind, limits: ResponseLimits = ResponseLimits(), totalTimeout: TimeInterval? = nil
+) throws -> any HTTPTransportProtocol {
+    switch kind {
+    case .urlSession:
+        return URLSessionTransport(session: makeIsolatedSession(), limits: limits, totalTimeout: totalTimeout)
+    case .curl:
+        #if canImport(CCurl)
+            return try CurlTransport(
+                configuration: CurlTransport.Configuration(totalTimeout: totalTimeout, limits: limits))
+        #else
+            throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
+        #endif
+    }
+}
+
+/// The transport error code behind `error` (a `TransportError`, or a `NetworkError` wrapping one).
+func transportCode(_ error: any Error) -> TransportError.Code? {
+    if let error = error as? TransportError { return error.code }
+    if let error = error as? NetworkError, case .transport(let code) = error.kind { return code }
+    return nil
+}
+
+/// Sends `request` and returns the error it fails with (a success is recorded as an issue).
+func failure(
+    of request: URLRequest, on transport: any HTTPTransportProtocol, sourceLocation: SourceLocation = #_sourceLocation
+) async -> (any Error)? {
+    do {
+        let (data, response) = try await transport.data(for: request)
+        Issue.record(
+            "expected a failure, got \(response.statusCode) with \(data.count) bytes", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Seconds since `start`.
+func seconds(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+// Serialized: the endless bodies and bombs load both cores, and the deadline tests time themselves.
+@Suite("Hostile servers: limits, framing and error kinds, on every transport", .serialized)
+struct HostileServerTests {
+    @Test(
+        "An endless body is .responseTooLarge at the limit, and the server sees the hang-up",
+        arguments: TransportKind.all)
+    func endlessBody(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/endless", .endlessBody(chunked: false))
+        server.route("/endless-chunked", .endlessBody(chunked: true))
+        let transport = try makeHostileTransport(kind, limits: ResponseLimits(maxBodyBytes: 2 << 20))
+        for path in ["/endless", "/endless-chunked"] {
+            let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
+            #expect(error.map(transportCode) == .responseTooLarge, "\(path): \(String(describing: error))")
+        }
+        // The connection was closed: the server stops sending soon after.
+        try await waitUntil { server.clientHangUpCount >= 2 }
+        let sent = server.bytesSentCount
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(server.bytesSentCount == sent)
+    }
+
+    @Test("A compression bomb stops at the decoded limit (gzip and deflate)", arguments: TransportKind.all)
+    func compressionBomb(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        // libcurl: 16 GiB each once inflated, about 108 MB on the wire. corelibs' URLSession keeps
+        // inflating a cancelled transfer in the background, holding back every later URLSession
+        // request of the process until it ends (CPU, not memory: the 16 GiB bombs run for it in
+        // child processes, in SizeLimitMemoryTests), so it gets 256 MiB bombs here.
+        let decoded: Int64 = kind == .curl ? 16 << 30 : 256 << 20
+        server.route("/gzip", .compressionBomb(decodedBytes: decoded))
+        server.route("/deflate", .compressionBomb(decodedBytes: decoded, encoding: "deflate"))
+        for path in ["/gzip", "/deflate"] {
+            let transport = try makeHostileTransport(kind, limits: ResponseLimits(maxBodyBytes: 4 << 20))
+            var request = URLRequest(url: server.url(path))
+            request.setValue("gzip, deflate", forHTTPHeaderField: "Accept-Encoding")
+            let error = await failure(of: request, on: transport)
+            #expect(error.map(transportCode) == .responseTooLarge, "\(path): \(String(describing: error))")
+        }
+        if kind == .curl {
+            // The connection was closed at the limit: a small part of the 216 MB was sent.
+            try await waitUntil { server.clientHangUpCount >= 2 }
+            #expect(server.bytesSentCount < 48 << 20)
+        }
+    }
+
+    @Test("A Content-Length above the limit fails before the body is read", arguments: TransportKind.all)
+    func declaredTooLarge(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/big", .truncatedBody(declared: 50 << 20, sent: 1 << 20))
+        let transport = try makeHostileTransport(kind, limits: ResponseLimits(maxBodyBytes: 1 << 20))
+        let error = await failure(of: URLRequest(url: server.url("/big")), on: transport)
+        #expect(error.map(transportCode) == .responseTooLarge)
+    }
+
+    @Test(
+        "The limit applies per endpoint through the service, and a body at the limit is fine",
+        arguments: TransportKind.all)
+    func perEndpointLimit(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/ten", .ok(body: Data(repeating: 0x61, count: 10_000)))
+        let service = HTTPNetworkService(transport: try makeHostileTransport(kind))
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let exact = try await service.requestData(
+            to: Endpoint(path: "/ten", method: .get, maxResponseBytes: 10_000), via: environment)
+        #expect(exact.data.count == 10_000)
+        do {
+            _ = try await service.requestData(
+                to: Endpoint(path: "/ten", method: .get, maxResponseBytes: 9_999), via: environment)
+            Issue.record("expected .responseTooLarge")
+        } catch let error as NetworkError {
+            #expect(error.kind == .transport(.responseTooLarge))
+            #expect(error.message.contains("9999"))
+        }
+    }
+
+    @Test(
+        "Conflicting, listed and TE+CL framing are .badResponse; a short body is .truncatedBody",
+        arguments: TransportKind.all)
+    func framing(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        let body = Data(repeating: 0x78, count: 47)
+        server.route("/two", .conflictingContentLength(first: 27, second: 47, body: body))
+        server.route("/list", .contentLengthList("27, 47", body: body))
+        server.route(
+            "/te-cl",
+            .raw(
+                Data(
+                    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+                        .utf8)))
+        server.route("/short", .truncatedBody(declared: 100, sent: 10))
+        let transport = try makeHostileTransport(kind)
+        for path in ["/two", "/list", "/te-cl"] {
+            let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
+            #expect(error.map(transportCode) == .badResponse, "\(path): \(String(describing: error))")
+        }
+        let short = await failure(of: URLRequest(url: server.url("/short")), on: transport)
+        #expect(short.map(transportCode) == .truncatedBody, "\(String(describing: short))")
+    }
+
+    @Test("A header flood and endless headers are .responseTooLarge", arguments: TransportKind.all)
+    func headerLimits(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/flood", .headerFlood(count: 1_000, valueLength: 10))
+        server.route("/wide", .headerFlood(count: 100, valueLength: 8_000))
+        server.route("/endless", .endlessHeaders)
+        server.route("/fine", .headerFlood(count: 100, valueLength: 10))
+        let transport = try makeHostileTransport(kind)
+        for path in ["/flood", "/wide", "/endless"] {
+            let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
+            #expect(error.map(transportCode) == .responseTooLarge, "\(path): \(String(describing: error))")
+        }
+        let (data, response) = try await transport.data(for: URLRequest(url: server.url("/fine")))
+        #expect(response.statusCode == 200)
+        #expect(data == Data("ok".utf8))
+    }
+
+    @Test("A garbage status line is .badResponse", arguments: TransportKind.all)
+    func garbageStatusLine(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/garbage", .raw(Data("SMTP READY\r\nnot http at all\r\n\r\n".utf8)))
+        server.route("/bad-code", .raw(Data("HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n".utf8)))
+        let transport = try makeHostileTransport(kind)
+        for path in ["/garbage", "/bad-code"] {
+            let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
+            #expect(error.map(transportCode) == .badResponse, "\(path): \(String(describing: error))")
+        }
+    }
+
+    @Test("A 401 with WWW-Authenticate surfaces as the 401, within the timeout", arguments: TransportKind.all)
+    func wwwAuthenticate(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/private", .challenge(scheme: "Basic realm=\"api\"", body: Data(#"{"error":"login"}"#.utf8)))
+        server.route("/digest", .challenge(scheme: "Digest realm=\"api\", nonce=\"abc\"", body: Data()))
+        let transport = try makeHostileTransport(kind)
+        for path in ["/private", "/digest"] {
+            var request = URLRequest(url: server.url(path))
+            request.timeoutInterval = 5
+            let start = DispatchTime.now()
+            let (data, response) = try await transport.data(for: request)
+            #expect(response.statusCode == 401)
+            #expect(response.value(forHTTPHeaderField: "WWW-Authenticate")?.isEmpty == false)
+            #expect(path != "/private" || data == Data(#"{"error":"login"}"#.utf8))
+            #expect(seconds(since: start) < 5)
+        }
+        // Each request was sent once: no credential retry.
+        #expect(server.requests(path: "/private").count == 1)
+        #expect(server.requests(path: "/digest").count == 1)
+    }
+
+    @Test("A body that drips one byte a second ends at the total deadline", arguments: TransportKind.all)
+    func dripAgainstTotalDeadline(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/drip", .drip(body: Data(repeating: 0x61, count: 60), interval: 0.5))
+        let transport = try makeHostileTransport(kind, totalTimeout: 2)
+        var request = URLRequest(url: server.url("/drip"))
+        request.timeoutInterval = 2  // idle: never reached, a byte comes every 0.5 s
+        let start = DispatchTime.now()
+        let error = await failure(of: request, on: transport)
+        let elapsed = seconds(since: start)
+        #expect(error.map(transportCode) == .timedOut, "\(String(describing: error))")
+        #expect(elapsed >= 1.5)
+        #expect(elapsed < 15)  // 2 s, with room for a starved ThreadSanitizer run
+    }
+
+    @Test("A server that never answers fails at the idle timeout", arguments: TransportKind.all)
+    func idleTimeout(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/hang", .acceptAndHang)
+        let transport = try makeHostileTransport(kind)
+        var request = URLRequest(url: server.url("/hang"))
+        request.timeoutInterval = 1
+        let start = DispatchTime.now()
+        let error = await failure(of: request, on: transport)
+        #expect(error.map(transportCode) == .timedOut, "\(String(describing: error))")
+        #expect(seconds(since: start) < 15)
+    }
+
+    @Test("Resets before the head and mid-body are .connectionLost", arguments: TransportKind.all)
+    func resets(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/before", .resetBeforeHeaders)
+        server.route("/mid", .resetMidBody(bodyLength: 100_000))
+        let transport = try makeHostileTransport(kind)
+        for path in ["/before", "/mid"] {
+            let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
+            let code = error.map(transportCode)
+            #expect(code == .connectionLost || code == .truncatedBody, "\(path): \(String(describing: error))")
+        }
+    }
+}
+
+/// Polls `condition` every 20 ms for up to 10 s.
+func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<500 {
+        if condition() { return }
+        try await Task.sleep(nanoseconds: 20_000_000)
+    }
+    Issue.record("condition not met within 10 s", sourceLocation: sourceLocation)
+}
+
+/// TLS failures against nginx: the same `.tlsFailure` on every transport, and nothing sent.
+@Suite("TLS failures have one error kind on every transport", .serialized)
+struct TLSErrorKindTests {
+    @Test(
+        "A self-signed certificate and an unknown CA are .tlsFailure; nginx sees no request",
+        arguments: TransportKind.all)
+    func untrusted(kind: TransportKind) async throws {
+        let pki = try await TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        let foreignKey = pki.directory.appendingPathComponent("foreign.key").path
+        let setups = [
+            ("self-signed", NginxServer.TLS(certificatePath: pki.foreignPath, keyPath: foreignKey)),
+            ("unknown CA", NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath)),
+        ]
+        for (name, tls) in setups {
+            let nginx = try NginxServer(files: ["x.json": Data("{}".utf8)], tls: tls, serverName: "localhost")
+            defer { nginx.stop() }
+            let transport = try makeHostileTransport(kind)
+            let url = try #require(URL(string: "https://localhost:\(nginx.port)/x.json"))
+            let error = await failure(of: URLRequest(url: url), on: transport)
+            #expect(error.map(transportCode) == .tlsFailure, "\(name): \(String(describing: error))")
+            #expect(nginx.accessLog.isEmpty, "\(name): \(nginx.accessLog)")
+        }
+    }
+}
+
+/// The size limits measured where a failure cannot take the test run down: each request runs in
+/// a `gentle-probe` child process, which reports its outcome and peak resident memory (VmHWM).
+@Suite("Size limits hold memory down, measured in a child process", .serialized)
+struct SizeLimitMemoryTests {
+    struct ProbeResult: Decodable {
+        let outcome: String
+        let kind: String?
+        let seconds: Double
+        let peakKiB: Int
+    }
+
+    /// The probe built next to the tests (the normal build's, for a ThreadSanitizer run).
+    static func probePath() throws -> String {
+        var candidates: [String] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(
+                URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("gentle-probe").path
+            )
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/gentle-probe").path)
+        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TransportError(
+                .other, url: nil,
+                message: "gentle-probe is not built (swift build --build-tests builds it): \(candidates)")
+        }
+        return path
+    }
+
+    /// Runs the probe for `url`, killing it after `timeout` seconds.
+    static func probe(
+        _ kind: TransportKind, _ url: URL, limit: Int64, timeout: TimeInterval = 60
+    ) async throws
+        -> ProbeResult
+    {
+        let path = try probePath()
+        return try await offCooperativePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = [kind == .curl ? "curl" : "urlsession", url.absoluteString, String(limit)]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            killer.cancel()
+            guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+                throw TransportError(
+                    .other, url: url,
+                    message: "gentle-probe ended with \(process.terminationStatus) (killed after \(timeout) s?)")
+            }
+            return try JSONDecoder().decode(ProbeResult.self, from: data)
+        }
+    }
+
+    @Test(
+        "Endless bodies and compression bombs stop at a 16 MiB limit with peak memory under 16 MiB + 80 MiB",
+        arguments: TransportKind.all)
+    func peakMemory(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/endless", .endlessBody(chunked: false))
+        server.route("/endless-chunked", .endlessBody(chunked: true))
+        server.route("/gzip", .compressionBomb(decodedBytes: 16 << 30))
+        server.route("/gzip-length", .compressionBomb(decodedBytes: 16 << 30, declareLength: true))
+        server.route("/deflate", .compressionBomb(decodedBytes: 16 << 30, encoding: "deflate"))
+        server.route("/declared", .truncatedBody(declared: 1 << 30, sent: 0))
+        for path in ["/endless", "/endless-chunked", "/gzip", "/gzip-length", "/deflate", "/declared"] {
+            let result = try await Self.probe(kind, server.url(path), limit: 16 << 20)
+            #expect(result.outcome == "networkError", "\(path): \(result)")
+            #expect(
+                result.kind == "transport(GentleNetworking.TransportError.Code.responseTooLarge)", "\(path): \(result)")
+            #expect(result.peakKiB < (16 + 80) * 1024, "\(path): peak \(result.peakKiB) KiB")
+        }
+    }
+}
