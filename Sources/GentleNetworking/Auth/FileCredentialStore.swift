@@ -19,6 +19,13 @@ import Foundation
 /// - Writes are atomic: a temporary file in the same directory, flushed, then renamed over.
 /// - A file that cannot be parsed is ``CredentialStoreError/Code/corruptFile`` and is never
 ///   overwritten: saving into it fails too, so nothing is silently lost.
+/// - The parsed file is kept in memory. Each read checks, with two `lstat` calls, that the
+///   directory and file are still private and that the file is the same one (device, inode,
+///   size, modification time, mode); only then is the cached value used. A save or delete
+///   through this store (or a copy of it) drops the cache; a file that another process or
+///   another store replaced is read again at the next call, since every write renames a new file
+///   into place. An in-place edit that keeps the size, mode and modification time (possible on a
+///   file system with a coarse clock) can go unseen until the next save or delete.
 public struct FileCredentialStore: Sendable {
     /// The directory holding the credentials file; `nil` when no config directory exists.
     public let directory: URL?
@@ -29,11 +36,17 @@ public struct FileCredentialStore: Sendable {
     /// Serializes reads and writes from this process; the rename keeps other processes safe.
     private static let lock = NSLock()
 
+    /// The entries last read or written, with the identity of the file they came from.
+    private let cache = Locked(CredentialFileCache())
+
     /// Creates a store in `directory`; `nil` makes every call fail with
     /// ``CredentialStoreError/Code/noConfigDirectory``.
     public init(directory: URL?) {
         self.directory = directory
     }
+
+    /// How many times this store (and its copies) read and decoded the file: for tests.
+    var fileReadCount: Int { cache.current.reads }
 
     /// Creates the store at the standard per-user location.
     public init() {
@@ -52,7 +65,11 @@ public struct FileCredentialStore: Sendable {
     }
 
     /// The value stored under `key`, or `nil`.
+    ///
+    /// Served from memory while the file is unchanged (see the type's discussion); the
+    /// permission checks run on every call.
     public func value(for key: String) throws(CredentialStoreError) -> String? {
+        if let entries = try cachedEntries() { return entries[key] }
         Self.lock.lock()
         defer { Self.lock.unlock() }
         return try readEntries()[key]
@@ -65,6 +82,7 @@ public struct FileCredentialStore: Sendable {
         var entries = try readEntries()
         if entries[key] == value { return }
         entries[key] = value
+        cache.withLock { $0.entries = nil }
         try writeEntries(entries)
     }
 
@@ -81,6 +99,20 @@ public struct FileCredentialStore: Sendable {
                 .noConfigDirectory, message: "Neither XDG_CONFIG_HOME nor HOME is set to an absolute path.")
         }
         return (directory.path, directory.appendingPathComponent("credentials.json").path)
+    }
+
+    /// The cached entries when the file is still the one they were read from and is still
+    /// private; `nil` when the file must be read (which also reports any error).
+    private func cachedEntries() throws(CredentialStoreError) -> [String: String]? {
+        guard let cached = cache.current.entries else { return nil }
+        let (directoryPath, filePath) = try paths()
+        var info = stat()
+        guard lstat(directoryPath, &info) == 0 else { return nil }
+        try Self.checkDirectory(info, path: directoryPath)
+        guard lstat(filePath, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 == 0,
+            CredentialFileIdentity(info) == cached.identity
+        else { return nil }
+        return cached.entries
     }
 
     private func readEntries() throws(CredentialStoreError) -> [String: String] {
@@ -120,6 +152,11 @@ public struct FileCredentialStore: Sendable {
             guard contents.version == 1 else {
                 throw CredentialStoreError(
                     .corruptFile, path: filePath, message: "Unsupported credentials file version \(contents.version).")
+            }
+            let identity = CredentialFileIdentity(info)
+            cache.withLock {
+                $0.reads += 1
+                $0.entries = (identity, contents.entries)
             }
             return contents.entries
         } catch let error as CredentialStoreError {
@@ -189,5 +226,38 @@ public struct FileCredentialStore: Sendable {
         let code = errno
         let reason = String(cString: strerror(code))
         return CredentialStoreError(.ioFailure, path: path, message: "\(operation) failed: \(reason) (errno \(code)).")
+    }
+}
+
+/// The parsed credentials file a ``FileCredentialStore`` keeps in memory.
+struct CredentialFileCache {
+    /// The entries and the identity of the file they were read from; `nil` until read, and after
+    /// a save or delete.
+    var entries: (identity: CredentialFileIdentity, entries: [String: String])?
+    /// How many times the file was read and decoded.
+    var reads = 0
+}
+
+/// What tells one version of the credentials file from another without reading it.
+struct CredentialFileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let mode: UInt32
+    let modifiedSeconds: Int64
+    let modifiedNanoseconds: Int64
+
+    init(_ info: stat) {
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+        size = Int64(truncatingIfNeeded: info.st_size)
+        mode = UInt32(truncatingIfNeeded: info.st_mode)
+        #if canImport(Darwin)
+            modifiedSeconds = Int64(truncatingIfNeeded: info.st_mtimespec.tv_sec)
+            modifiedNanoseconds = Int64(truncatingIfNeeded: info.st_mtimespec.tv_nsec)
+        #else
+            modifiedSeconds = Int64(truncatingIfNeeded: info.st_mtim.tv_sec)
+            modifiedNanoseconds = Int64(truncatingIfNeeded: info.st_mtim.tv_nsec)
+        #endif
     }
 }

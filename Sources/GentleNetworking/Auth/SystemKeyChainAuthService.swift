@@ -6,7 +6,8 @@ import Foundation
 ///   (see `SystemKeyChainAuthService+Security.swift`).
 /// - On Linux it is a ``FileCredentialStore``: a mode-0600 file in a mode-0700 directory under
 ///   `$XDG_CONFIG_HOME` (or `~/.config`), written atomically, refused when its permissions are
-///   too open.
+///   too open. The token is cached in memory and the file re-read only when it changes (two
+///   `lstat` calls per request; see ``FileCredentialStore``). The Keychain is read on every call.
 ///
 /// ```swift
 /// let keyChainAuthService = SystemKeyChainAuthService()

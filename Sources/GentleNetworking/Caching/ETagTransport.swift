@@ -15,11 +15,14 @@ import Foundation
 ///
 /// - Only GET requests are touched, and only those without an `If-None-Match` of their own.
 /// - A 2xx with an `ETag` is stored, unless it says `Cache-Control: no-store` or varies on a
-///   header other than `Accept`, `Accept-Encoding` or `Authorization`. A 2xx without an ETag
-///   drops any stored entry.
-/// - The cache key is the method, the URL, the `Accept` value and a SHA-256 of the
-///   `Authorization` value: one user's body is never served to another, and raw tokens are
-///   never stored.
+///   header that is not part of the key (``storableVaryHeaders``). A response that varies on
+///   `Cookie` is stored only when the request carried its own `Cookie` header: cookies that a
+///   session adds from its cookie storage, below this transport, are invisible here. A 2xx
+///   without an ETag drops any stored entry.
+/// - The cache key is the method, the URL, the `Accept` value and a SHA-256 over every
+///   credential the request carries: `Authorization`, `Proxy-Authorization`, `Cookie` and the
+///   headers in ``credentialHeaders`` (such as `X-Api-Key`). One identity's body is never served
+///   to another, and raw credentials are never stored.
 /// - On a 304, the cached body is returned with the cached status and the cached headers
 ///   updated by the 304's. A 304 with no entry is ``NetworkError`` of kind
 ///   ``NetworkError/Kind/unexpectedNotModified``, never an empty success.
@@ -29,31 +32,98 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// Where entries are kept.
     public let store: any ETagStoreProtocol
 
+    /// The request headers whose values identify the caller, lowercased: each one the request
+    /// carries is hashed into the cache key. Always holds ``alwaysKeyedCredentialHeaders``.
+    public let credentialHeaders: Set<String>
+
     /// Creates a caching transport.
     ///
     /// - Parameters:
     ///   - inner: The platform's default transport by default.
     ///   - store: A new ``InMemoryETagStore`` (100 entries, 10 MiB) by default.
+    ///   - credentialHeaders: The headers that carry credentials besides `Authorization`,
+    ///     `Proxy-Authorization` and `Cookie` (which are always part of the key);
+    ///     ``defaultCredentialHeaders`` by default. Names are compared case-insensitively. Add the
+    ///     `headerField` of any auth service that uses a custom header.
     public init(
         inner: any HTTPTransportProtocol = DefaultTransport.make(),
-        store: any ETagStoreProtocol = InMemoryETagStore()
+        store: any ETagStoreProtocol = InMemoryETagStore(),
+        credentialHeaders: Set<String> = ETagTransport.defaultCredentialHeaders
     ) {
         self.inner = inner
         self.store = store
+        self.credentialHeaders = Self.normalized(credentialHeaders)
     }
 
-    /// The headers a response may vary on and still be stored (they are part of the key, or
-    /// handled by the transport below).
-    public static let storableVaryHeaders: Set<String> = ["accept", "accept-encoding", "authorization"]
+    /// `authorization`, `proxy-authorization` and `cookie`: part of every key, whatever
+    /// `credentialHeaders` an instance is given.
+    public static let alwaysKeyedCredentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
-    /// The key an entry for `request` is stored under.
+    /// The credential headers keyed by default: ``alwaysKeyedCredentialHeaders`` plus common API-key
+    /// and token headers (`x-api-key`, `api-key`, `apikey`, `x-auth-token`, `x-access-token`,
+    /// `x-session-token`, `x-amz-security-token`, `x-goog-api-key`).
+    public static let defaultCredentialHeaders: Set<String> = alwaysKeyedCredentialHeaders.union([
+        "x-api-key", "api-key", "apikey", "x-auth-token", "x-access-token", "x-session-token",
+        "x-amz-security-token", "x-goog-api-key",
+    ])
+
+    /// The headers a response may vary on and still be stored with the default configuration:
+    /// `accept`, `accept-encoding` and ``defaultCredentialHeaders`` (they are part of the key, or
+    /// handled by the transport below). `cookie` only counts when the request carried a `Cookie`.
+    public static let storableVaryHeaders: Set<String> = varyHeaders(keying: defaultCredentialHeaders)
+
+    /// The headers a response may vary on and still be stored by this transport: `accept`,
+    /// `accept-encoding` and ``credentialHeaders``.
+    public var storableVaryHeaders: Set<String> { Self.varyHeaders(keying: credentialHeaders) }
+
+    /// The key an entry for `request` is stored under with ``defaultCredentialHeaders``.
     public static func cacheKey(for request: URLRequest) -> String {
+        cacheKey(for: request, credentialHeaders: defaultCredentialHeaders)
+    }
+
+    /// The key an entry for `request` is stored under by this transport (with its
+    /// ``credentialHeaders``).
+    public func cacheKey(for request: URLRequest) -> String {
+        Self.cacheKey(for: request, credentialHeaders: credentialHeaders)
+    }
+
+    /// The key an entry for `request` is stored under when `credentialHeaders` (plus
+    /// ``alwaysKeyedCredentialHeaders``) identify the caller.
+    ///
+    /// The credentials are hashed with SHA-256, never kept raw, in name order, so the key does
+    /// not depend on header order or case. A request whose only credential is `Authorization`
+    /// keeps the key format of earlier versions, so stored entries stay valid.
+    public static func cacheKey(for request: URLRequest, credentialHeaders: Set<String>) -> String {
         let method = (request.httpMethod ?? "GET").uppercased()
         let url = request.url?.absoluteString ?? ""
         let accept = request.value(forHTTPHeaderField: "Accept") ?? ""
-        let identity =
-            request.value(forHTTPHeaderField: "Authorization").map { "auth:" + SHA256Digest.hexHash($0) } ?? "anonymous"
+        var credentials: [(name: String, value: String)] = []
+        for name in normalized(credentialHeaders).sorted() {
+            if let value = request.value(forHTTPHeaderField: name) { credentials.append((name, value)) }
+        }
+        let identity: String
+        if credentials.isEmpty {
+            identity = "anonymous"
+        } else if credentials.count == 1, credentials[0].name == "authorization" {
+            identity = "auth:" + SHA256Digest.hexHash(credentials[0].value)
+        } else {
+            // Length-prefixed, so no choice of values can make two different sets hash alike.
+            var canonical = ""
+            for (name, value) in credentials {
+                canonical += "\(name.utf8.count):\(name)\(value.utf8.count):\(value);"
+            }
+            identity = "credentials:" + SHA256Digest.hexHash(canonical)
+        }
         return "\(method) \(url) accept:\(accept) \(identity)"
+    }
+
+    private static func normalized(_ names: Set<String>) -> Set<String> {
+        Set(names.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+            .union(alwaysKeyedCredentialHeaders)
+    }
+
+    private static func varyHeaders(keying credentials: Set<String>) -> Set<String> {
+        normalized(credentials).union(["accept", "accept-encoding"])
     }
 
     /// Sends `request`, conditionally when an entry exists.
@@ -66,7 +136,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         else {
             return try await inner.data(for: request)
         }
-        let key = Self.cacheKey(for: request)
+        let key = cacheKey(for: request)
         let cached = await store.cachedResponse(for: key)
         var conditional = request
         if let cached {
@@ -100,7 +170,9 @@ public struct ETagTransport: HTTPTransportProtocol {
                 return (data, response)
             }
             let headers = HTTPErrorResponse(response, body: Data()).headers
-            if let etag = Self.header("ETag", in: headers), Self.isStorable(headers) {
+            if let etag = Self.header("ETag", in: headers),
+                Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
+            {
                 await store.store(
                     CachedResponse(
                         body: data, statusCode: response.statusCode, headers: headers, url: response.url ?? request.url,
@@ -113,8 +185,16 @@ public struct ETagTransport: HTTPTransportProtocol {
         return (data, response)
     }
 
-    /// Whether a response with `headers` may be stored.
+    /// Whether a response with `headers` may be stored with the default configuration: no
+    /// `Cache-Control: no-store`, and a `Vary` naming only ``storableVaryHeaders`` (`*` never).
     public static func isStorable(_ headers: [String: String]) -> Bool {
+        isStorable(headers, varyAllowed: storableVaryHeaders, request: nil)
+    }
+
+    /// Whether a response with `headers` to `request` may be stored when it may vary on
+    /// `varyAllowed`. `Vary: Cookie` needs a `Cookie` on the request itself (without a request,
+    /// it is allowed when `cookie` is in `varyAllowed`).
+    static func isStorable(_ headers: [String: String], varyAllowed: Set<String>, request: URLRequest?) -> Bool {
         if let cacheControl = header("Cache-Control", in: headers)?.lowercased(),
             cacheControl.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "no-store" }
             )
@@ -123,7 +203,10 @@ public struct ETagTransport: HTTPTransportProtocol {
         }
         if let vary = header("Vary", in: headers) {
             let fields = vary.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            return fields.allSatisfy { storableVaryHeaders.contains($0) }
+            if let request, fields.contains("cookie"), request.value(forHTTPHeaderField: "Cookie") == nil {
+                return false
+            }
+            return fields.allSatisfy { varyAllowed.contains($0) }
         }
         return true
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Removes credentials from what is logged or quoted in errors: header values, query values
-/// and JSON or form fields whose names say they hold a secret.
+/// and JSON or form fields whose names say they hold a secret (tokens, passwords, API keys,
+/// sessions, cookies).
 enum Redactor {
     static let placeholder = "<redacted>"
 
@@ -11,13 +12,19 @@ enum Redactor {
     ]
     private static let sensitiveNameFragments = [
         "token", "password", "passwd", "secret", "apikey", "api_key", "api-key", "authorization",
-        "credential", "session", "signature",
+        "credential", "session", "sessid", "signature", "cookie",
     ]
+    /// Names that are secrets only as a whole word (`sid` is in `inside`).
+    private static let sensitiveExactNames: Set<String> = ["sid", "auth"]
+
+    /// The most bytes of a body that are parsed or scanned to make an excerpt: 64 KiB. A larger
+    /// body is never parsed whole; its prefix is redacted by ``redactJSONPrefix(_:outputLimit:)``.
+    static let maxScannedBodyBytes = 64 * 1024
 
     /// Whether a field, query item or JSON key named `name` holds a secret.
     static func isSensitiveName(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return sensitiveNameFragments.contains { lowered.contains($0) }
+        return sensitiveExactNames.contains(lowered) || sensitiveNameFragments.contains { lowered.contains($0) }
     }
 
     /// The header value to log: the auth scheme is kept (`Bearer <redacted>`), the secret is not.
@@ -60,23 +67,153 @@ enum Redactor {
     }
 
     /// The start of a body as text, at most `limit` bytes, with JSON and form secrets replaced.
+    ///
+    /// Only the first ``maxScannedBodyBytes`` are looked at, however large the body: a body that
+    /// fits is parsed as JSON (and re-serialized with sorted keys); a larger one, or JSON that does
+    /// not parse, has its prefix redacted by a tolerant scan.
     static func bodyExcerpt(_ data: Data, limit: Int) -> String {
         if data.isEmpty { return "<empty>" }
-        let text: String
-        if let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+        let limit = max(0, limit)
+        var text: String?
+        if data.count <= maxScannedBodyBytes,
+            let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let redacted = try? JSONSerialization.data(
                 withJSONObject: redactJSON(json), options: [.sortedKeys, .fragmentsAllowed]),
             let string = String(data: redacted, encoding: .utf8)
         {
             text = string
-        } else if let string = String(data: data, encoding: .utf8) {
-            text = string.contains("=") && !string.contains(" ") ? redactForm(string) : string
-        } else {
-            return "<\(data.count) bytes of binary data>"
         }
-        let utf8 = Array(text.utf8)
-        if utf8.count <= limit { return text }
+        if text == nil {
+            let prefix = [UInt8](data.prefix(maxScannedBodyBytes))
+            guard isUTF8(prefix, truncated: data.count > prefix.count) else {
+                return "<\(data.count) bytes of binary data>"
+            }
+            if let first = prefix.first(where: { !isJSONWhitespace($0) }),
+                first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+            {
+                text = redactJSONPrefix(prefix[...], outputLimit: limit)
+            } else {
+                let string = String(decoding: prefix, as: UTF8.self)
+                text = string.contains("=") && !string.contains(" ") ? redactForm(string) : string
+            }
+        }
+        let utf8 = Array((text ?? "").utf8)
+        if utf8.count <= limit && data.count <= maxScannedBodyBytes { return text ?? "" }
         return String(decoding: utf8.prefix(limit), as: UTF8.self) + "… (\(data.count) bytes)"
+    }
+
+    /// Whether `bytes` are UTF-8, allowing an incomplete character at the end when they are the
+    /// start of a longer body.
+    private static func isUTF8(_ bytes: [UInt8], truncated: Bool) -> Bool {
+        let tolerated = truncated ? min(3, bytes.count) : 0
+        for dropped in 0...tolerated where String(validating: bytes.dropLast(dropped), as: UTF8.self) != nil {
+            return true
+        }
+        return false
+    }
+
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// Redacts JSON text that may be cut anywhere (the start of a large body), or malformed: the
+    /// value of every key named like a secret becomes `"<redacted>"`, whatever its type, and a
+    /// value cut off by the end of `bytes` is redacted too. Stops once `outputLimit` bytes are
+    /// written. Everything else is kept as it is.
+    static func redactJSONPrefix(_ bytes: ArraySlice<UInt8>, outputLimit: Int) -> String {
+        let quote = UInt8(ascii: "\""), colon = UInt8(ascii: ":")
+        var output: [UInt8] = []
+        output.reserveCapacity(min(bytes.count, outputLimit) + 16)
+        var index = bytes.startIndex
+        while index < bytes.endIndex && output.count <= outputLimit {
+            guard bytes[index] == quote else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            let keyStart = index
+            let (stringEnd, closed) = endOfString(bytes, from: index)
+            var afterName = stringEnd
+            while afterName < bytes.endIndex && isJSONWhitespace(bytes[afterName]) { afterName += 1 }
+            output.append(contentsOf: bytes[keyStart..<stringEnd])
+            guard closed, afterName < bytes.endIndex, bytes[afterName] == colon else {
+                index = stringEnd
+                continue
+            }
+            // A key: copy up to and including the colon, then redact the value if need be.
+            output.append(contentsOf: bytes[stringEnd...afterName])
+            index = afterName + 1
+            guard isSensitiveName(decodedJSONString(bytes[keyStart..<stringEnd])) else { continue }
+            while index < bytes.endIndex && isJSONWhitespace(bytes[index]) {
+                output.append(bytes[index])
+                index += 1
+            }
+            index = endOfValue(bytes, from: index)
+            output.append(contentsOf: Array("\"\(placeholder)\"".utf8))
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+    /// The index after the string starting at `start` (a quote), and whether it was closed
+    /// before the end of `bytes`.
+    private static func endOfString(_ bytes: ArraySlice<UInt8>, from start: Int) -> (end: Int, closed: Bool) {
+        var index = start + 1
+        while index < bytes.endIndex {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return (index + 1, true)
+            default: index += 1
+            }
+        }
+        return (bytes.endIndex, false)
+    }
+
+    /// The index after the JSON value starting at `start`, or the end of `bytes` when it is cut
+    /// off. Tolerant: it only tracks strings and nesting.
+    private static func endOfValue(_ bytes: ArraySlice<UInt8>, from start: Int) -> Int {
+        guard start < bytes.endIndex else { return start }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return endOfString(bytes, from: start).end
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.endIndex {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = endOfString(bytes, from: index).end
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return bytes.endIndex
+        default:
+            var index = start
+            while index < bytes.endIndex {
+                switch bytes[index] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: return index
+                default: index += 1
+                }
+            }
+            return bytes.endIndex
+        }
+    }
+
+    /// The text of a closed JSON string token (quotes included), with escapes such as `\u0043`
+    /// decoded so they cannot hide a name; the raw text when it does not decode.
+    private static func decodedJSONString(_ token: ArraySlice<UInt8>) -> String {
+        if token.contains(UInt8(ascii: "\\")),
+            let decoded = try? JSONSerialization.jsonObject(with: Data(token), options: [.fragmentsAllowed]) as? String
+        {
+            return decoded
+        }
+        return String(decoding: token.dropFirst().dropLast(), as: UTF8.self)
     }
 
     static func redactJSON(_ value: Any) -> Any {

@@ -30,6 +30,11 @@ import Foundation
 /// waiter throws ``NetworkError`` `.httpStatusError(.unauthorized)` with the 401 response and the
 /// refresh error attached (``ReauthError``). More than ``ReauthPolicy/maxRefreshes`` refreshes
 /// within ``ReauthPolicy/window`` fail the same way instead of refreshing again.
+///
+/// A refresh that has not finished after ``ReauthPolicy/refreshTimeout`` (30 s by default) fails
+/// every waiter the same way, with ``ReauthError/Code/refreshTimedOut``; the refresh task is
+/// cancelled, and the next 401 may start a new refresh. Whatever the timed-out refresh does
+/// later is ignored by the coordinator (a token it still saves is picked up by later requests).
 public final class ReauthTransport: HTTPTransportProtocol {
     /// The transport requests go through.
     public let inner: any HTTPTransportProtocol
@@ -48,6 +53,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
         /// Outcomes of the most recent refreshes, by refresh number.
         var outcomes: [Int: Result<Void, ReauthError>] = [:]
         var nextWaiterID = 0
+        /// The number of the refresh in flight: only it may finish, once (by completing or by
+        /// timing out).
+        var inFlight: Int?
     }
 
     private let shared: Locked<Shared>
@@ -95,7 +103,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
         let (action, refreshNumber) = shared.withLock { shared -> (RefreshCoordinatorState.Action, Int) in
             let action = shared.state.unauthorized(
                 sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), now: now)
-            if action == .startRefresh { shared.refreshCount += 1 }
+            if action == .startRefresh {
+                shared.refreshCount += 1
+                shared.inFlight = shared.refreshCount
+            }
             return (action, shared.refreshCount)
         }
         switch action {
@@ -118,30 +129,56 @@ public final class ReauthTransport: HTTPTransportProtocol {
     }
 
     /// Runs the refresh in its own task, so that cancelling the caller that started it does not
-    /// abort a refresh that other callers are waiting for.
+    /// abort a refresh that other callers are waiting for, and races it against the timeout.
     private func startRefresh(number: Int) {
-        Task { [refreshToken, shared] in
-            let outcome: Result<Void, ReauthError>
+        let refresh = Task { [refreshToken] () -> Result<Void, ReauthError> in
             do {
                 try await refreshToken()
-                outcome = .success(())
+                return .success(())
             } catch {
-                outcome = .failure(
+                return .failure(
                     ReauthError(.refreshFailed, message: "The token refresh failed: \(error)", underlyingError: error))
             }
-            let waiters = shared.withLock { shared -> [CheckedContinuation<Void, any Error>] in
-                switch outcome {
-                case .success: shared.state.refreshSucceeded()
-                case .failure: shared.state.refreshFailed()
-                }
-                shared.outcomes[number] = outcome
-                shared.outcomes = shared.outcomes.filter { $0.key > number - 8 }
-                return shared.waiters.removeValue(forKey: number).map { Array($0.values) } ?? []
-            }
-            for waiter in waiters {
-                waiter.resume(with: outcome.mapError { $0 as any Error })
-            }
         }
+        let timeout = policy.refreshTimeout
+        let timer = Task { [policy, shared] in
+            do {
+                try await policy.sleep(timeout)
+            } catch {
+                return
+            }
+            guard !Task.isCancelled else { return }
+            let timedOut = ReauthError(
+                .refreshTimedOut, message: "The token refresh did not finish within \(timeout) s; it was cancelled.")
+            if Self.finish(number, with: .failure(timedOut), shared: shared) { refresh.cancel() }
+        }
+        Task { [shared] in
+            let outcome = await refresh.value
+            timer.cancel()
+            Self.finish(number, with: outcome, shared: shared)
+        }
+    }
+
+    /// Records the outcome of refresh `number` and resumes its waiters, unless it already
+    /// finished. Returns whether this call finished it.
+    @discardableResult
+    private static func finish(_ number: Int, with outcome: Result<Void, ReauthError>, shared: Locked<Shared>) -> Bool {
+        let waiters = shared.withLock { shared -> [CheckedContinuation<Void, any Error>]? in
+            guard shared.inFlight == number else { return nil }
+            shared.inFlight = nil
+            switch outcome {
+            case .success: shared.state.refreshSucceeded()
+            case .failure: shared.state.refreshFailed()
+            }
+            shared.outcomes[number] = outcome
+            shared.outcomes = shared.outcomes.filter { $0.key > number - 8 }
+            return shared.waiters.removeValue(forKey: number).map { Array($0.values) } ?? []
+        }
+        guard let waiters else { return false }
+        for waiter in waiters {
+            waiter.resume(with: outcome.mapError { $0 as any Error })
+        }
+        return true
     }
 
     /// Waits for refresh `number` to finish. Cancelling the caller stops the wait at once (the
@@ -185,25 +222,55 @@ public final class ReauthTransport: HTTPTransportProtocol {
     }
 }
 
-/// The loop guard and clock of a ``ReauthTransport``.
+/// The loop guard, refresh timeout and clock of a ``ReauthTransport``.
 public struct ReauthPolicy: Sendable {
+    /// The refresh timeout used when none (or an unusable one) is given: 30 s.
+    public static let defaultRefreshTimeout: TimeInterval = 30
+
     /// The most refreshes within ``window``; 3 by default.
     public var maxRefreshes: Int
     /// The loop-guard window in seconds; 60 by default.
     public var window: TimeInterval
+    /// How long a refresh may take, in seconds, before every waiter fails with
+    /// ``ReauthError/Code/refreshTimedOut`` and the refresh is cancelled; 30 by default. Always
+    /// finite and positive: see ``init(maxRefreshes:window:refreshTimeout:now:sleep:)``.
+    public var refreshTimeout: TimeInterval {
+        get { storedRefreshTimeout }
+        set { storedRefreshTimeout = Self.clampedTimeout(newValue) }
+    }
     /// The current time; `Date()` by default.
     public var now: @Sendable () -> Date
+    /// Waits a number of seconds, for the refresh timeout; `RetryClock.live.sleep` by default.
+    /// Must throw promptly when its task is cancelled.
+    public var sleep: @Sendable (TimeInterval) async throws -> Void
+
+    private var storedRefreshTimeout: TimeInterval
 
     /// Creates a policy.
     ///
     /// - Parameters:
     ///   - maxRefreshes: 3 by default; values below 1 count as 1.
     ///   - window: 60 s by default.
+    ///   - refreshTimeout: 30 s by default. NaN, infinite, zero and negative values mean the
+    ///     default 30 s (a refresh is never allowed to hang forever); values above one day count
+    ///     as one day.
     ///   - now: `Date()` by default; inject a fixed clock in tests.
-    public init(maxRefreshes: Int = 3, window: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - sleep: `RetryClock.live.sleep` by default; inject one to fire the timeout in tests.
+    public init(
+        maxRefreshes: Int = 3, window: TimeInterval = 60, refreshTimeout: TimeInterval = defaultRefreshTimeout,
+        now: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RetryClock.live.sleep
+    ) {
         self.maxRefreshes = max(1, maxRefreshes)
         self.window = window
+        self.storedRefreshTimeout = Self.clampedTimeout(refreshTimeout)
         self.now = now
+        self.sleep = sleep
+    }
+
+    private static func clampedTimeout(_ value: TimeInterval) -> TimeInterval {
+        guard value.isFinite, value > 0 else { return defaultRefreshTimeout }
+        return min(value, 86_400)
     }
 }
 
@@ -216,6 +283,8 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
         case refreshFailed
         /// The loop guard tripped.
         case refreshLimitExceeded
+        /// The refresh did not finish within ``ReauthPolicy/refreshTimeout``; it was cancelled.
+        case refreshTimedOut
     }
 
     /// What went wrong.

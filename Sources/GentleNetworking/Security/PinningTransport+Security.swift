@@ -3,7 +3,10 @@
     import Security
 
     extension PinningTransport {
-        /// A URLSession whose delegate enforces the pins, wrapped in ``URLSessionTransport``.
+        /// A URLSession whose delegate enforces the pins, wrapped in ``URLSessionTransport``, and
+        /// wrapped again so that a refused evaluation surfaces as ``TransportError``
+        /// (`.pinMismatch` or `.tlsFailure`) instead of the `CancellationError` that
+        /// `.cancelAuthenticationChallenge` turns into.
         static func makeSecurityTransport(
             _ pinnedDomains: [String: any ServerTrustEvaluator]
         ) -> any HTTPTransportProtocol {
@@ -11,20 +14,25 @@
             for (domain, evaluator) in pinnedDomains {
                 requirements[domain.lowercased()] = evaluator.requirements
             }
-            let delegate = PinningSessionDelegate(requirements: requirements)
+            let ledger = TrustFailureLedger()
+            let delegate = PinningSessionDelegate(requirements: requirements, ledger: ledger)
             let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
-            return URLSessionTransport(session: session)
+            return TrustFailureReportingTransport(inner: URLSessionTransport(session: session), ledger: ledger)
         }
     }
 
     /// Evaluates server trust for pinned hosts; other hosts get the system's default handling.
+    /// A refusal is recorded in the ledger, by host, before the challenge is cancelled.
     final class PinningSessionDelegate: NSObject, URLSessionDelegate, Sendable {
         private let requirements: [String: ServerTrustRequirements]
+        private let ledger: TrustFailureLedger
 
-        init(requirements: [String: ServerTrustRequirements]) {
+        init(requirements: [String: ServerTrustRequirements], ledger: TrustFailureLedger) {
             self.requirements = requirements
+            self.ledger = ledger
         }
 
+        // Server trust is a session-level challenge: it is delivered here, not to a task delegate.
         func urlSession(
             _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
             completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
@@ -36,15 +44,19 @@
                 completionHandler(.performDefaultHandling, nil)
                 return
             }
-            if Self.evaluate(trust, host: space.host, required) {
-                completionHandler(.useCredential, URLCredential(trust: trust))
-            } else {
+            if let failure = Self.evaluate(trust, host: space.host, required) {
+                ledger.record(failure, host: space.host)
                 completionHandler(.cancelAuthenticationChallenge, nil)
+            } else {
+                completionHandler(.useCredential, URLCredential(trust: trust))
             }
         }
 
-        /// Applies `required` to `trust`; the same rules as libcurl's on Linux.
-        static func evaluate(_ trust: SecTrust, host: String, _ required: ServerTrustRequirements) -> Bool {
+        /// Applies `required` to `trust`, the same rules as libcurl's on Linux: `nil` when it
+        /// holds, otherwise why not.
+        static func evaluate(
+            _ trust: SecTrust, host: String, _ required: ServerTrustRequirements
+        ) -> TrustEvaluationFailure? {
             let pinnedCertificates = required.pinnedCertificates.compactMap {
                 SecCertificateCreateWithData(nil, $0 as CFData)
             }
@@ -58,9 +70,17 @@
                 }
             }
             let mustValidate = required.performDefaultValidation || !pinnedCertificates.isEmpty
-            if mustValidate && !SecTrustEvaluateWithError(trust, nil) { return false }
+            if mustValidate {
+                var error: CFError?
+                if !SecTrustEvaluateWithError(trust, &error) {
+                    let reason = error.map { ($0 as Error).localizedDescription } ?? "unknown reason"
+                    return TrustEvaluationFailure(
+                        reason: .untrustedChain, message: "The certificate chain of \(host) is not trusted: \(reason)")
+                }
+            }
             guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], let leaf = chain.first else {
-                return false
+                return TrustEvaluationFailure(
+                    reason: .untrustedChain, message: "The certificate chain of \(host) could not be read.")
             }
             var keyPins = required.pinnedKeyHashes
             if required.performDefaultValidation {
@@ -70,10 +90,15 @@
                     }
                 }
             }
-            guard !keyPins.isEmpty else { return true }
+            guard !keyPins.isEmpty else { return nil }
             let leafDER = SecCertificateCopyData(leaf) as Data
-            guard let leafHash = try? CertificatePinning.publicKeyHash(ofCertificateDER: leafDER) else { return false }
-            return keyPins.contains(leafHash)
+            guard let leafHash = try? CertificatePinning.publicKeyHash(ofCertificateDER: leafDER),
+                keyPins.contains(leafHash)
+            else {
+                return TrustEvaluationFailure(
+                    reason: .pinMismatch, message: "The public key of \(host)'s certificate matches no pin.")
+            }
+            return nil
         }
     }
 #endif

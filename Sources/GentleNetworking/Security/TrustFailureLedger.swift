@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Why a server-trust evaluation refused a pinned host.
+struct TrustEvaluationFailure: Sendable, Hashable {
+    /// What did not hold.
+    enum Reason: Sendable, Hashable {
+        /// The chain validated (or needed not), but the leaf's key matched no pin.
+        case pinMismatch
+        /// The chain did not validate, or could not be read.
+        case untrustedChain
+    }
+
+    /// What did not hold.
+    let reason: Reason
+    /// A human-readable explanation, without certificate contents.
+    let message: String
+
+    /// The transport error a caller sees for it.
+    func transportError(url: URL?, underlying: (any Error)?) -> TransportError {
+        TransportError(
+            reason == .pinMismatch ? .pinMismatch : .tlsFailure, url: url, message: message,
+            underlyingError: underlying)
+    }
+}
+
+/// Remembers the server-trust evaluations that refused a pinned host, so that the request that
+/// failed can report why.
+///
+/// A refused challenge (`.cancelAuthenticationChallenge`) reaches the caller of a `URLSession`
+/// task as `URLError.cancelled`, which ``URLSessionTransport`` turns into `CancellationError`:
+/// a pin mismatch would look like a cancellation. The session-level challenge names a host but
+/// no task (one TLS connection may serve several tasks), so failures are kept per host with a
+/// sequence number, and a request claims a failure recorded for its host while it was in flight
+/// (or, after a redirect, for any pinned host while it was in flight). Only the latest failure
+/// per pinned host is kept, so the ledger stays as small as the pin list.
+///
+/// Platform-independent bookkeeping; the Security delegate that records failures is in
+/// `PinningTransport+Security.swift`.
+final class TrustFailureLedger: Sendable {
+    private struct Entry {
+        var sequence: UInt64
+        var failure: TrustEvaluationFailure
+    }
+
+    private struct State {
+        var sequence: UInt64 = 0
+        var latest: [String: Entry] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// A mark to pass to ``failure(host:since:)``: failures recorded after it are newer.
+    func mark() -> UInt64 {
+        state.withLock { $0.sequence }
+    }
+
+    /// Records that the trust of `host` was refused for `failure`.
+    func record(_ failure: TrustEvaluationFailure, host: String) {
+        state.withLock { state in
+            state.sequence &+= 1
+            state.latest[host.lowercased()] = Entry(sequence: state.sequence, failure: failure)
+        }
+    }
+
+    /// The failure recorded for `host` after `mark`; else the newest one recorded for any host
+    /// after `mark`; else `nil`.
+    func failure(host: String?, since mark: UInt64) -> TrustEvaluationFailure? {
+        state.withLock { state -> TrustEvaluationFailure? in
+            if let host, let entry = state.latest[host.lowercased()], entry.sequence > mark { return entry.failure }
+            return state.latest.values.filter { $0.sequence > mark }.max { $0.sequence < $1.sequence }?.failure
+        }
+    }
+
+    /// The error a caller sees: a cancellation or transport error that a refused trust
+    /// evaluation caused becomes ``TransportError`` (``TransportError/Code/pinMismatch`` or
+    /// ``TransportError/Code/tlsFailure``); a cancellation by the caller, and any other error,
+    /// stay as they are.
+    static func mapped(
+        _ error: any Error, recorded: TrustEvaluationFailure?, url: URL?, callerCancelled: Bool
+    ) -> any Error {
+        guard let recorded, !callerCancelled else { return error }
+        if error is CancellationError || error is TransportError {
+            return recorded.transportError(url: url, underlying: error)
+        }
+        if let urlError = error as? URLError, urlError.code == .cancelled {
+            return recorded.transportError(url: url, underlying: error)
+        }
+        return error
+    }
+}
+
+/// Sends through `inner` (a URLSession transport whose delegate records into `ledger`) and
+/// reports a refused trust evaluation as ``TransportError`` rather than `CancellationError`.
+struct TrustFailureReportingTransport: HTTPTransportProtocol {
+    let inner: any HTTPTransportProtocol
+    let ledger: TrustFailureLedger
+
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let mark = ledger.mark()
+        do {
+            return try await inner.data(for: request)
+        } catch {
+            let recorded = ledger.failure(host: request.url?.host, since: mark)
+            throw TrustFailureLedger.mapped(
+                error, recorded: recorded, url: request.url, callerCancelled: Task.isCancelled)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the Apple session delegate does on a refused challenge, simulated: record the failure
+/// for the host, then fail the task the way `URLSessionTransport` reports `URLError.cancelled`.
+private struct RefusingTransport: HTTPTransportProtocol {
+    let ledger: TrustFailureLedger
+    let host: String
+    let reason: TrustEvaluationFailure.Reason?
+    var thrown: any Error = CancellationError()
+
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        if let reason { ledger.record(TrustEvaluationFailure(reason: reason, message: "refused \(host)"), host: host) }
+        throw thrown
+    }
+}
+
+@Suite("A refused trust evaluation is reported as a TransportError, not a cancellation")
+struct TrustFailureLedgerTests {
+    let url = URL(string: "https://pinned.example.com/x")!
+
+    private func code(
+        _ transport: TrustFailureReportingTransport, _ request: URLRequest
+    ) async -> TransportError.Code? {
+        do {
+            _ = try await transport.data(for: request)
+            return nil
+        } catch let error as TransportError {
+            return error.code
+        } catch {
+            return nil
+        }
+    }
+
+    @Test("A pin mismatch is .pinMismatch and an untrusted chain .tlsFailure, with the URL")
+    func mapsRecordedFailures() async throws {
+        let ledger = TrustFailureLedger()
+        let pin = TrustFailureReportingTransport(
+            inner: RefusingTransport(ledger: ledger, host: "PINNED.example.com", reason: .pinMismatch), ledger: ledger)
+        #expect(await code(pin, URLRequest(url: url)) == .pinMismatch)
+        let chain = TrustFailureReportingTransport(
+            inner: RefusingTransport(ledger: ledger, host: "pinned.example.com", reason: .untrustedChain),
+            ledger: ledger)
+        let error = await #expect(throws: TransportError.self) { try await chain.data(for: URLRequest(url: url)) }
+        #expect(error?.code == .tlsFailure)
+        #expect(error?.url == url)
+        #expect(error?.underlyingError is CancellationError)
+        // URLError.cancelled and a transport error that the refusal caused are mapped too.
+        let raw = TrustFailureReportingTransport(
+            inner: RefusingTransport(
+                ledger: ledger, host: "pinned.example.com", reason: .pinMismatch, thrown: URLError(.cancelled)),
+            ledger: ledger)
+        #expect(await code(raw, URLRequest(url: url)) == .pinMismatch)
+    }
+
+    @Test("Without a recorded failure, a cancellation stays a cancellation; other errors pass through")
+    func keepsOtherErrors() async throws {
+        let ledger = TrustFailureLedger()
+        let none = TrustFailureReportingTransport(
+            inner: RefusingTransport(ledger: ledger, host: "pinned.example.com", reason: nil), ledger: ledger)
+        await #expect(throws: CancellationError.self) { try await none.data(for: URLRequest(url: self.url)) }
+
+        struct Custom: Error {}
+        let custom = TrustFailureReportingTransport(
+            inner: RefusingTransport(
+                ledger: ledger, host: "pinned.example.com", reason: .pinMismatch, thrown: Custom()),
+            ledger: ledger)
+        await #expect(throws: Custom.self) { try await custom.data(for: URLRequest(url: self.url)) }
+    }
+
+    @Test("A failure recorded before the request started is not claimed by it")
+    func onlyFailuresDuringTheRequest() async throws {
+        let ledger = TrustFailureLedger()
+        ledger.record(TrustEvaluationFailure(reason: .pinMismatch, message: "old"), host: "pinned.example.com")
+        let later = TrustFailureReportingTransport(
+            inner: RefusingTransport(ledger: ledger, host: "pinned.example.com", reason: nil), ledger: ledger)
+        await #expect(throws: CancellationError.self) { try await later.data(for: URLRequest(url: self.url)) }
+    }
+
+    @Test("The request's own host wins; after a redirect, a failure for another pinned host is claimed")
+    func hostAttribution() {
+        let ledger = TrustFailureLedger()
+        let mark = ledger.mark()
+        ledger.record(TrustEvaluationFailure(reason: .untrustedChain, message: "a"), host: "a.example.com")
+        ledger.record(TrustEvaluationFailure(reason: .pinMismatch, message: "b"), host: "b.example.com")
+        #expect(ledger.failure(host: "A.example.com", since: mark)?.message == "a")
+        #expect(ledger.failure(host: "redirected.example.com", since: mark)?.message == "b")
+        #expect(ledger.failure(host: "a.example.com", since: ledger.mark()) == nil)
+    }
+
+    @Test("A caller's own cancellation is never turned into a TLS error")
+    func callerCancellation() {
+        let failure = TrustEvaluationFailure(reason: .pinMismatch, message: "m")
+        let kept = TrustFailureLedger.mapped(CancellationError(), recorded: failure, url: url, callerCancelled: true)
+        #expect(kept is CancellationError)
+        let mapped = TrustFailureLedger.mapped(CancellationError(), recorded: failure, url: url, callerCancelled: false)
+        #expect((mapped as? TransportError)?.code == .pinMismatch)
+    }
+}
