@@ -57,8 +57,7 @@ public func set<T: Sendable>(
 public func addURLParams(_ params: [String: String]) -> RequestBuilder {
     let encoded = params.sorted { $0.key < $1.key }
         .map {
-            EndpointRequestBuilder.percentEncodeQueryComponent($0.key) + "="
-                + EndpointRequestBuilder.percentEncodeQueryComponent($0.value)
+            PercentEncoding.queryComponent($0.key) + "=" + PercentEncoding.queryComponent($0.value)
         }
         .joined(separator: "&")
     return { request in
