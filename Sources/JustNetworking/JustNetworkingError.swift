@@ -17,6 +17,13 @@ public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvert
     /// The `URLSession` requester received a response that is not an HTTP response (such as from
     /// a `file:` URL).
     case notHTTPResponse
+    /// The request cannot be sent as it is, and nothing was sent: a header name that is not an
+    /// HTTP token (one with CR/LF would inject a header line), a header value with CR, LF or NUL
+    /// (Foundation would drop it silently, even `Authorization`), or a URL that is not `http`
+    /// or `https` with a host.
+    ///
+    /// - Parameter reason: What is wrong; it names the header, never its value.
+    case invalidRequest(reason: String)
 
     /// What went wrong and what to do, in one sentence; the body's size but not its content,
     /// which may hold secrets.
@@ -29,6 +36,8 @@ public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvert
             "The server answered with HTTP status \(statusCode), outside 200–299 (body: \(body.count) bytes)."
         case .notHTTPResponse:
             "The response was not an HTTP response."
+        case .invalidRequest(let reason):
+            "The request was not sent: \(reason)"
         }
     }
 }

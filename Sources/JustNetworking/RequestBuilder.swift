@@ -57,8 +57,7 @@ public func set<T: Sendable>(
 public func addURLParams(_ params: [String: String]) -> RequestBuilder {
     let encoded = params.sorted { $0.key < $1.key }
         .map {
-            EndpointRequestBuilder.percentEncodeQueryComponent($0.key) + "="
-                + EndpointRequestBuilder.percentEncodeQueryComponent($0.value)
+            PercentEncoding.queryComponent($0.key) + "=" + PercentEncoding.queryComponent($0.value)
         }
         .joined(separator: "&")
     return { request in
@@ -91,13 +90,45 @@ public func addURLParams(_ params: [String: String]) -> RequestBuilder {
 ///   case-insensitively as `URLRequest` does.
 /// - Names are applied in sorted order, so when two names differ only in case, the value of the
 ///   one that sorts last wins. An empty dictionary leaves the request unchanged.
+/// - Each header is checked before it is set: a name that is not an HTTP token or a value with
+///   CR, LF or NUL is not set, and the request built by ``RequestFactory/makeURLRequest()``
+///   (which both requesters use) then fails with ``JustNetworkingError/invalidRequest(reason:)``,
+///   so nothing is sent. (``RequestFactory/urlRequest`` cannot fail: it simply lacks that header.)
 public func addHeaders(_ headers: [String: String]) -> RequestBuilder {
     let sorted = headers.sorted { $0.key < $1.key }
     return { request in
         var request = request
         for (name, value) in sorted {
-            request.setValue(value, forHTTPHeaderField: name)
+            do throws(TransportError) {
+                try RequestValidator.setHeader(value, named: name, on: &request)
+            } catch {
+                HeaderProblems.report(error.message)
+            }
         }
         return request
+    }
+}
+
+/// Collects the header problems the builders of one ``RequestFactory`` run report, so that a
+/// builder (which cannot throw) can still make the request fail.
+final class HeaderProblems: Sendable {
+    @TaskLocal static var collector: HeaderProblems?
+
+    private let messages = Locked<[String]>([])
+
+    /// The first problem reported, if any.
+    var first: String? { messages.current.first }
+
+    /// Records `message` with the collector of the current build; without one (a builder called
+    /// on its own) the header is just left out.
+    static func report(_ message: String) {
+        collector?.messages.withLock { $0.append(message) }
+    }
+
+    /// Runs `build` and returns its result with the first problem it reported.
+    static func collecting<Value>(_ build: () -> Value) -> (Value, String?) {
+        let problems = HeaderProblems()
+        let value = $collector.withValue(problems) { build() }
+        return (value, problems.first)
     }
 }

@@ -1,3 +1,5 @@
+import GentleNetworking
+
 /// Builds the `URLRequest` of a ``Request``: a ``Router`` gives the URL and method, then a
 /// ``RequestBuilder`` configures the rest.
 ///
@@ -34,18 +36,31 @@ public struct RequestFactory: Sendable {
         return requestBuilder(request)
     }
 
-    /// The request, or an error when it would be built on the placeholder base URL.
+    /// The request, or an error when it would be built on the placeholder base URL or with a
+    /// header that cannot be sent.
     ///
     /// - Throws: ``JustNetworkingError/baseURLNotSet(router:)`` when the router's complete URL
     ///   is based on ``NetworkConfiguration/unsetBaseURL``: no global URL was ever set (or it was
     ///   cleared) and the router overrides neither ``Router/baseURL`` nor ``Router/completeURL``.
+    ///   ``JustNetworkingError/invalidRequest(reason:)`` when ``addHeaders(_:)`` refused a header
+    ///   (a name that is not an HTTP token, a value with CR, LF or NUL) or the built request
+    ///   carries a header name that is not a token.
     public func makeURLRequest() throws(JustNetworkingError) -> URLRequest {
         // One read of the URL: the global base URL may change between two.
         let url = router.completeURL
         if Self.isBasedOnUnsetBaseURL(url) {
             throw .baseURLNotSet(router: router.description)
         }
-        return request(for: url)
+        let (built, problem) = HeaderProblems.collecting { request(for: url) }
+        if let problem { throw .invalidRequest(reason: problem) }
+        for (name, value) in built.allHTTPHeaderFields ?? [:] {
+            do throws(TransportError) {
+                try RequestValidator.validateHeader(name: name, value: value, url: url)
+            } catch {
+                throw .invalidRequest(reason: error.message)
+            }
+        }
+        return built
     }
 
     static func isBasedOnUnsetBaseURL(_ url: URL) -> Bool {

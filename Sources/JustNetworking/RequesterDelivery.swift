@@ -1,3 +1,5 @@
+import GentleNetworking
+
 /// The delivery steps both requesters share.
 enum RequesterDelivery {
     /// The outcome of the exchange, before parsing: only values that may cross threads.
@@ -6,13 +8,20 @@ enum RequesterDelivery {
         case failure(any Error)
     }
 
-    /// Builds the URL request, or delivers ``JustNetworkingError/baseURLNotSet(router:)`` on the
-    /// response queue and returns `nil`.
+    /// Builds and checks the URL request, or delivers ``JustNetworkingError/baseURLNotSet(router:)``
+    /// or ``JustNetworkingError/invalidRequest(reason:)`` (a header that cannot be sent, a URL
+    /// that is not `http`/`https` with a host) on the response queue and returns `nil`.
     static func urlRequest<T: Request>(
         for request: T, response: @escaping RequestResponse<T.Response>
     ) -> URLRequest? {
         do {
-            return try request.makeURLRequest()
+            let urlRequest = try request.makeURLRequest()
+            do throws(TransportError) {
+                try RequestValidator.validate(urlRequest)
+            } catch {
+                throw JustNetworkingError.invalidRequest(reason: error.message)
+            }
+            return urlRequest
         } catch {
             deliver(.failure(error), for: request, response: response)
             return nil

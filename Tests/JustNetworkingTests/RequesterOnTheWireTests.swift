@@ -262,7 +262,8 @@ struct RequesterOnTheWireTests {
         let parserCalls = Locked(0)
         let request = RequestType<Void>(
             responseQueue: marked.queue,
-            requestFactory: RequestFactory(router: FixedBaseRouter(try #require(URL(string: "nonhttp://host")), "x"))
+            requestFactory: RequestFactory(
+                router: FixedBaseRouter(try #require(URL(string: "http://nonhttp.invalid")), "x"))
         ) { _ in parserCalls.withLock { $0 += 1 } }
 
         let delivery = await deliver(request, via: session, checking: marked)
@@ -270,7 +271,84 @@ struct RequesterOnTheWireTests {
         #expect(delivery.error as? JustNetworkingError == .notHTTPResponse, "\(String(describing: delivery.error))")
         #expect(parserCalls.current == 0)
         #expect(delivery.onResponseQueue)
-        #expect(NonHTTPURLProtocol.startedURLs.current.contains("nonhttp://host/x"))
+        #expect(NonHTTPURLProtocol.startedURLs.current.contains("http://nonhttp.invalid/x"))
+    }
+
+    @Test("URLSession: a URL that is not http or https is refused with invalidRequest before any load starts")
+    func nonHTTPSchemeRefused() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [NonHTTPURLProtocol.self]
+        let session = URLSession(configuration: configuration)
+        let marked = MarkedQueue()
+        let request = RequestType<Void>(
+            responseQueue: marked.queue,
+            requestFactory: RequestFactory(router: FixedBaseRouter(try #require(URL(string: "nonhttp://host")), "y")))
+
+        let delivery = await deliver(request, via: session, checking: marked)
+
+        guard case .invalidRequest(let reason) = delivery.error as? JustNetworkingError else {
+            Issue.record("expected invalidRequest, got \(String(describing: delivery.error))")
+            return
+        }
+        #expect(reason.contains("nonhttp"))
+        #expect(delivery.onResponseQueue)
+        #expect(!NonHTTPURLProtocol.startedURLs.current.contains("nonhttp://host/y"))
+    }
+
+    @Test(
+        "A header name with CR/LF or an Authorization value with CR/LF fails with invalidRequest; nothing is sent",
+        arguments: RequesterKind.allCases, HeaderAttack.allCases)
+    func invalidHeader(kind: RequesterKind, attack: HeaderAttack) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/h") { _ in .status(204) }
+        let marked = MarkedQueue()
+        let factory = RequestFactory(
+            router: FixedBaseRouter(server.baseURL, "h"),
+            requestBuilder: compose(addHeaders(["Accept": "text/plain"]), addHeaders([attack.name: attack.value])))
+
+        let delivery = await deliver(
+            RequestType<Void>(responseQueue: marked.queue, requestFactory: factory), via: kind.make(), checking: marked)
+
+        guard case .invalidRequest(let reason) = delivery.error as? JustNetworkingError else {
+            Issue.record("expected invalidRequest, got \(String(describing: delivery.error))")
+            return
+        }
+        #expect(reason.contains(attack.shownName), "\(reason)")
+        #expect(!reason.contains("secret"), "the message must not show the value: \(reason)")
+        #expect(delivery.onResponseQueue)
+        #expect(server.receivedRequests.isEmpty)
+        #expect(throws: JustNetworkingError.invalidRequest(reason: reason)) { try factory.makeURLRequest() }
+    }
+}
+
+/// The two header injections the validation tests try.
+enum HeaderAttack: String, CaseIterable, Sendable, CustomStringConvertible {
+    case nameWithCRLF
+    case authorizationValueWithCRLF
+
+    var description: String { rawValue }
+
+    var name: String {
+        switch self {
+        case .nameWithCRLF: "X-Note\r\nX-Injected: 1"
+        case .authorizationValueWithCRLF: "Authorization"
+        }
+    }
+
+    var value: String {
+        switch self {
+        case .nameWithCRLF: "secret"
+        case .authorizationValueWithCRLF: "Bearer secret\r\nX-Injected: 1"
+        }
+    }
+
+    /// How the error message shows the name.
+    var shownName: String {
+        switch self {
+        case .nameWithCRLF: #"X-Note\r\nX-Injected"#
+        case .authorizationValueWithCRLF: "Authorization"
+        }
     }
 }
 
@@ -280,7 +358,7 @@ final class NonHTTPURLProtocol: URLProtocol {
     static let startedURLs = Locked<[String]>([])
 
     override class func canInit(with request: URLRequest) -> Bool {
-        request.url?.scheme == "nonhttp"
+        request.url?.scheme == "nonhttp" || request.url?.host == "nonhttp.invalid"
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {

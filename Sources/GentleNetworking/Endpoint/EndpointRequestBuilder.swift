@@ -124,13 +124,13 @@ public struct EndpointRequestBuilder: Sendable {
 
     /// Percent-encodes everything except RFC 3986 unreserved characters.
     package static func percentEncodeQueryComponent(_ string: String) -> String {
-        percentEncode(string, keeping: isUnreserved, keepingExistingEscapes: false)
+        PercentEncoding.queryComponent(string)
     }
 
     /// Percent-encodes a path: keeps unreserved characters, sub-delims, `:`, `@`, `/`, and
     /// `%XX` escapes that are already there, so a pre-encoded path is not encoded twice.
     package static func percentEncodePath(_ string: String) -> String {
-        percentEncode(string, keeping: isPathCharacter, keepingExistingEscapes: true)
+        PercentEncoding.path(string)
     }
 
     static func isUnreserved(_ byte: UInt8) -> Bool {
@@ -171,27 +171,9 @@ public struct EndpointRequestBuilder: Sendable {
         keeping isKept: (UInt8) -> Bool,
         keepingExistingEscapes: Bool
     ) -> String {
-        let bytes = Array(string.utf8)
-        let hex = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if isKept(byte) {
-                output.append(byte)
-            } else if keepingExistingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
-            {
-                output.append(contentsOf: bytes[index...index + 2])
-                index += 2
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            }
-            index += 1
-        }
-        return String(decoding: output, as: UTF8.self)
+        var kept = ""
+        for byte in UInt8(0)..<128 where isKept(byte) { kept.unicodeScalars.append(Unicode.Scalar(byte)) }
+        return PercentEncoding.encode(
+            string, keeping: PercentEncoding.ByteSet(kept), keepingEscapes: keepingExistingEscapes, spaceAsPlus: false)
     }
 }

@@ -76,8 +76,7 @@ public struct FormURLEncoder: DataEncoder {
     }
 
     private static func component(_ text: String, spaceAsPlus: Bool) -> String {
-        let encoded = EndpointRequestBuilder.percentEncodeQueryComponent(text)
-        return spaceAsPlus ? encoded.replacingOccurrences(of: "%20", with: "+") : encoded
+        PercentEncoding.formComponent(text, spaceAsPlus: spaceAsPlus)
     }
 }
 

@@ -32,18 +32,14 @@ public typealias FileUploadHandler = @Sendable (Data) -> Void
 /// ``NetworkError/unauthenticated`` (after one refresh and retry, with a session manager); any
 /// other status is ``HttpError`` with the status, headers and body.
 open class NetworkManager: @unchecked Sendable {
-    // @unchecked: all mutable state is in `state`, behind its lock.
+    // @unchecked: all mutable state is in `state` and `refresh`, behind their locks.
     private struct State {
         var configuration: NetworkManagerConfiguration?
         var sessionManager: (any SessionManager)?
-        /// Bumped when a refresh ends, whatever its outcome: a 401 to a request sent before the
-        /// bump does not refresh again; it retries if that refresh succeeded and fails if not.
-        var refreshGeneration = 0
-        var lastRefreshSucceeded = true
-        var refreshInFlight: Task<Bool, Never>?
     }
 
     private let state = Locked(State())
+    private let refresh = Locked(SessionRefreshState(policy: SessionRefreshPolicy()))
 
     /// Creates a manager that works without configuration.
     public init() {}
@@ -70,6 +66,7 @@ open class NetworkManager: @unchecked Sendable {
             state.configuration = configuration
             state.sessionManager = sessionManager
         }
+        refresh.withLock { $0 = SessionRefreshState(policy: configuration.sessionRefreshPolicy) }
         configuration.networkEngine.configure(with: configuration.engineConfiguration)
     }
 
@@ -142,54 +139,161 @@ open class NetworkManager: @unchecked Sendable {
     }
 
     /// Sends `urlRequest` with the session's credentials (when `request` uses the session); on a
-    /// 401, refreshes them once (shared with every concurrent 401) and sends once more.
+    /// 401, refreshes them once (shared with every concurrent 401, through the core's
+    /// `RefreshCoordinatorState` and its loop guard) and sends once more.
     func withSession<Value>(
         _ request: NetworkRequest, _ urlRequest: URLRequest,
         send: (URLRequest) async throws -> (Value, URLResponse)
     ) async throws -> (Value, URLResponse) {
         guard request.usesSession, let sessionManager = self.sessionManager else { return try await send(urlRequest) }
-        // Read before the credentials are applied: a refresh that ends in between then counts
-        // as one this request may not have seen, which at worst costs a retry, never a refresh.
-        let generation = state.withLock { $0.refreshGeneration }
+        // Read before the credentials are applied: a failed refresh that ends in between then
+        // counts as one this request may not have seen, which at worst costs a refresh.
+        let epoch = refresh.withLock { $0.finishedRefreshes }
         var first = urlRequest
         sessionManager.apply(&first)
+        let sent = Self.credentialFingerprint(of: first, appliedTo: urlRequest)
         let (value, response) = try await send(first)
-        guard (response as? HTTPURLResponse)?.statusCode == 401,
-            await sharedRefresh(sentAt: generation, sessionManager: sessionManager)
+        guard (response as? HTTPURLResponse)?.statusCode == 401 else { return (value, response) }
+        var now = urlRequest
+        sessionManager.apply(&now)
+        let current = Self.credentialFingerprint(of: now, appliedTo: urlRequest)
+        guard try await refreshed(sent: sent, current: current, sentAtEpoch: epoch, sessionManager: sessionManager)
         else {
             return (value, response)
         }
-        var retry = urlRequest
-        sessionManager.apply(&retry)
-        return try await send(retry)
+        // Applied again: a refresh may have changed the credentials since `retry` was prepared.
+        var refreshedRequest = urlRequest
+        sessionManager.apply(&refreshedRequest)
+        return try await send(refreshedRequest)
     }
 
-    /// One refresh for every request that failed with the credentials of `generation`.
-    private func sharedRefresh(sentAt generation: Int, sessionManager: any SessionManager) async -> Bool {
+    /// Whether the request that got a 401 with credential `sent` should be sent again: after the
+    /// shared refresh succeeded, or at once when its credential was already replaced. `false`
+    /// when the refresh failed or timed out, or the loop guard refused another one.
+    private func refreshed(
+        sent: String, current: String, sentAtEpoch epoch: Int, sessionManager: any SessionManager
+    ) async throws -> Bool {
+        let policy = refresh.withLock { $0.policy }
+        let now = policy.now()
         enum Step {
             case settled(Bool)
-            case wait(Task<Bool, Never>)
+            case start(Int)
+            case join(Int)
         }
-        let step: Step = state.withLock { state in
-            if state.refreshGeneration != generation { return .settled(state.lastRefreshSucceeded) }
-            if let running = state.refreshInFlight { return .wait(running) }
-            let started = Task { await sessionManager.refresh(networkManager: self) }
-            state.refreshInFlight = started
-            return .wait(started)
+        let step: Step = refresh.withLock { state in
+            // A refresh from this credential failed after the request was sent: it covered this
+            // request too, so it fails without another refresh.
+            if let failedAt = state.failures[sent], failedAt > epoch {
+                return .settled(false)
+            }
+            switch state.coordinator.unauthorized(sent: sent, current: current, now: now) {
+            case .retryWithCurrentCredentials: return .settled(true)
+            case .refuseLimitExceeded: return .settled(false)
+            case .joinRefresh: return .join(state.refreshNumber)
+            case .startRefresh:
+                state.refreshNumber += 1
+                state.activeRefresh = state.refreshNumber
+                return .start(state.refreshNumber)
+            }
         }
         switch step {
-        case .settled(let succeeded):
-            return succeeded
-        case .wait(let task):
-            let refreshed = await task.value
-            state.withLock { state in
-                guard state.refreshInFlight == task else { return }
-                state.refreshInFlight = nil
-                state.refreshGeneration += 1
-                state.lastRefreshSucceeded = refreshed
-            }
-            return refreshed
+        case .settled(let outcome):
+            return outcome
+        case .start(let number):
+            startRefresh(number: number, from: sent, sessionManager: sessionManager, timeout: policy.timeout)
+            return try await waitForRefresh(number: number)
+        case .join(let number):
+            return try await waitForRefresh(number: number)
         }
+    }
+
+    /// Runs refresh `number` in its own task (cancelling the request that started it does not
+    /// abort a refresh others wait for), and fails it for every waiter after `timeout` seconds
+    /// (then cancels it and ignores its result).
+    private func startRefresh(number: Int, from sent: String, sessionManager: any SessionManager, timeout: TimeInterval)
+    {
+        let timer = Task { [weak self] in
+            do {
+                try await Task.sleep(nanoseconds: UInt64(max(0, min(timeout, 86_400)) * 1_000_000_000))
+            } catch {
+                return
+            }
+            guard let self, self.finishRefresh(number: number, from: sent, succeeded: false) else { return }
+            self.refresh.withLock { $0.refreshTask }?.cancel()
+        }
+        let refreshing = Task { [weak self] in
+            guard let self else { return }
+            let succeeded = await sessionManager.refresh(networkManager: self)
+            self.finishRefresh(number: number, from: sent, succeeded: succeeded)
+            timer.cancel()
+        }
+        let ended = refresh.withLock { state -> Bool in
+            guard state.activeRefresh == number else { return true }
+            state.refreshTask = refreshing
+            return false
+        }
+        if ended { refreshing.cancel() }
+    }
+
+    /// Ends refresh `number` with `succeeded` and wakes its waiters; `false` when it had already
+    /// ended (it timed out, or finished before its timeout).
+    @discardableResult
+    private func finishRefresh(number: Int, from sent: String, succeeded: Bool) -> Bool {
+        let waiters = refresh.withLock { state -> [CheckedContinuation<Bool, any Error>]? in
+            guard state.activeRefresh == number else { return nil }
+            state.activeRefresh = nil
+            state.refreshTask = nil
+            if succeeded {
+                state.coordinator.refreshSucceeded()
+            } else {
+                state.coordinator.refreshFailed()
+            }
+            state.finishedRefreshes += 1
+            if !succeeded {
+                state.failures[sent] = state.finishedRefreshes
+                if state.failures.count > 64, let oldest = state.failures.min(by: { $0.value < $1.value }) {
+                    state.failures.removeValue(forKey: oldest.key)
+                }
+            }
+            state.outcomes[number] = succeeded
+            state.outcomes = state.outcomes.filter { $0.key > number - 8 }
+            return state.waiters.removeValue(forKey: number).map { Array($0.values) } ?? []
+        }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter.resume(returning: succeeded) }
+        return true
+    }
+
+    /// Waits for refresh `number` to end; cancelling the caller stops its wait at once.
+    private func waitForRefresh(number: Int) async throws -> Bool {
+        let id = refresh.withLock { state -> Int in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        let refresh = self.refresh
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+                let immediate = refresh.withLock { state -> Result<Bool, any Error>? in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if let outcome = state.outcomes[number] { return .success(outcome) }
+                    state.waiters[number, default: [:]][id] = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let waiter = refresh.withLock { $0.waiters[number]?.removeValue(forKey: id) }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// A SHA-256 of the header fields `sessionManager.apply` added to or changed in `original`
+    /// (names lowercased, sorted): identifies the credential without keeping it.
+    static func credentialFingerprint(of applied: URLRequest, appliedTo original: URLRequest) -> String {
+        let lines = (applied.allHTTPHeaderFields ?? [:]).compactMap { name, value -> String? in
+            original.value(forHTTPHeaderField: name) == value ? nil : name.lowercased() + ": " + value
+        }
+        return SHA256Digest.hexHash(lines.sorted().joined(separator: "\n"))
     }
 
     // MARK: - Parsing

@@ -20,18 +20,23 @@ public struct NetworkManagerConfiguration: Sendable {
     public let cachePolicy: URLRequest.CachePolicy?
     /// What sends requests; ``URLNetworkEngine`` by default.
     public let networkEngine: NetworkEngine
+    /// How credentials are refreshed on a 401: at most 3 refreshes per 60 s, each given 30 s, by
+    /// default. See ``SessionRefreshPolicy``.
+    public var sessionRefreshPolicy: SessionRefreshPolicy
     private let delegateBox: WeakSessionDelegate
 
     /// A `URLSession` delegate, held weakly, for a `URLSession`-backed engine; `nil` by default.
     public var sessionDelegate: URLSessionDelegate? { delegateBox.value }
 
-    /// Creates a configuration.
+    /// Creates a configuration; ``sessionRefreshPolicy`` is `SessionRefreshPolicy()` by default.
     public init(
         basePath: PathRepresentable? = nil, headers: HttpHeaders? = nil,
         parserFactory: DataParserFactory = JSONDataParserFactory(), timeoutInterval: TimeInterval = 0,
         cachePolicy: URLRequest.CachePolicy? = nil, sessionDelegate: URLSessionDelegate? = nil,
-        networkEngine: NetworkEngine = URLNetworkEngine()
+        networkEngine: NetworkEngine = URLNetworkEngine(),
+        sessionRefreshPolicy: SessionRefreshPolicy = SessionRefreshPolicy()
     ) {
+        self.sessionRefreshPolicy = sessionRefreshPolicy
         self.basePath = basePath
         self.headers = headers
         self.parserFactory = parserFactory

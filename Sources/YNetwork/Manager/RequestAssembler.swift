@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -10,6 +11,11 @@ import Foundation
 /// configuration's), the configuration's headers, `Content-Type` and `Accept` from the content
 /// types, the request's own headers (which win), then the body. A multipart body larger than
 /// ``MultipartBuilder/streamingThreshold`` is written to a temporary file and sent from there.
+///
+/// Every header is checked before it is set (Foundation would silently drop a value with CR, LF
+/// or NUL): a bad name or value is ``NetworkError/serialization(_:)`` wrapping the core's
+/// `TransportError` `.invalidRequest`, and nothing is sent. Headers a ``SessionManager`` applies
+/// are set by its own code and cannot be checked this way.
 struct RequestAssembler {
     let configuration: NetworkManagerConfiguration
 
@@ -35,17 +41,21 @@ struct RequestAssembler {
         if let policy = request.cachePolicy ?? configuration.cachePolicy {
             urlRequest.cachePolicy = policy
         }
-        for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
-        if request.body != nil, let header = request.requestType.header {
-            urlRequest.setValue(header.value, forHTTPHeaderField: header.field)
-        }
-        if let header = request.responseType.header, urlRequest.value(forHTTPHeaderField: header.field) == nil {
-            urlRequest.setValue(header.value, forHTTPHeaderField: header.field)
-        }
-        for (name, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
+        do throws(TransportError) {
+            for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+                try RequestValidator.setHeader(value, named: name, on: &urlRequest)
+            }
+            if request.body != nil, let header = request.requestType.header {
+                try RequestValidator.setHeader(header.value, named: header.field, on: &urlRequest)
+            }
+            if let header = request.responseType.header, urlRequest.value(forHTTPHeaderField: header.field) == nil {
+                try RequestValidator.setHeader(header.value, named: header.field, on: &urlRequest)
+            }
+            for (name, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+                try RequestValidator.setHeader(value, named: name, on: &urlRequest)
+            }
+        } catch {
+            throw NetworkError.serialization(error)
         }
         guard let body = request.body else { return Built(request: urlRequest, bodyFile: nil) }
         do {

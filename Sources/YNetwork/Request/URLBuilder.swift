@@ -32,7 +32,7 @@ public struct URLBuilder: Sendable {
         let relative = path.drop { $0 == "/" }
         let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
         let trimmedPath =
-            EndpointRequestBuilder.percentEncodePath(String(relative[..<queryStart])) + relative[queryStart...]
+            PercentEncoding.path(String(relative[..<queryStart])) + relative[queryStart...]
         return trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
     }
 

@@ -7,7 +7,8 @@ import GentleNetworking
 
 /// The errors ``NetworkManager`` throws besides ``HttpError``. Transport failures that mean "no
 /// network" or "bad TLS" are mapped to ``noInternet(_:)`` and ``invalidSSL(_:)``; any other
-/// transport error (a timeout, cancellation) is thrown as it is.
+/// transport error (a timeout, cancellation) is thrown as it is, except a request the transport
+/// refused to send (`TransportError` `.invalidRequest`), which is ``serialization(_:)``.
 public enum NetworkError: Error, Equatable {
     /// A relative path with no base path in the request or the configuration.
     case noBasePath
@@ -24,7 +25,11 @@ public enum NetworkError: Error, Equatable {
     case unexpectedResponse(type: ResponseContentType)
     /// The body could not be decoded; the decoder's error.
     case deserialization(any Error)
-    /// The request body could not be encoded; the encoder's error.
+    /// The request could not be turned into an HTTP message, and nothing was sent: the body's
+    /// encoder failed (its error), or a header or the URL cannot be sent (the core's
+    /// `TransportError` with code `.invalidRequest`: a header name that is not an HTTP token, a
+    /// value with CR, LF or NUL, a URL that is not `http`/`https` with a host; its message names
+    /// the header, never the value).
     case serialization(any Error)
     /// The response type needs a decoder and the parser factory has none.
     case noDecoder
@@ -56,12 +61,14 @@ public enum NetworkError: Error, Equatable {
         }
     }
 
-    /// `error` as a ``NetworkError`` where one applies (unreachable network, TLS), else `error`.
+    /// `error` as a ``NetworkError`` where one applies (unreachable network, TLS, a request the
+    /// transport refused to send), else `error`.
     public static func mapping(_ error: any Error) -> any Error {
         if error is NetworkError || error is HttpError || error is CancellationError { return error }
         if let transport = error as? TransportError {
             switch transport.code {
             case .tlsFailure, .pinMismatch: return NetworkError.invalidSSL(transport)
+            case .invalidRequest: return NetworkError.serialization(transport)
             case .cannotResolveHost, .cannotConnect, .connectionLost, .notConnectedToInternet:
                 return NetworkError.noInternet(transport)
             default: return transport

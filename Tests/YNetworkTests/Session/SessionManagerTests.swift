@@ -183,4 +183,62 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me").allSatisfy { $0.header("Authorization") == nil })
         #expect(server.requests(path: "/refresh").isEmpty)
     }
+
+    @Test("A server that rejects every fresh token: the loop guard stops after 3 refreshes in the window")
+    func loopGuard() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let issued = Recorder<Int>()
+        server.route("GET", "/me") { _ in .json(#"{"error":"never"}"#, status: 401) }
+        server.route("POST", "/refresh") { _ in
+            issued.append(1)
+            return .json(#"{"token":"t\#(issued.values.count)"}"#)
+        }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(maxRefreshes: 3, window: 60))
+        for _ in 0..<5 {
+            await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+                let _: User = try await manager.submit(Me())
+            }
+        }
+        #expect(server.requests(path: "/refresh").count == 3)
+        #expect(session.refreshes.values.count == 3)
+        // 3 requests sent twice (refresh, retry), then 2 refused without a refresh or a retry.
+        #expect(
+            server.requests(path: "/me").map(\.bearerToken) == ["expired", "t1", "t1", "t2", "t2", "t3", "t3", "t3"])
+    }
+
+    @Test("A refresh that hangs fails every waiting request with unauthenticated within the refresh timeout")
+    func hungRefresh() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        server.route("POST", "/refresh") { _ in
+            LoopbackResponse.json(#"{"token":"fresh"}"#).with { $0.delayBeforeHeaders = 20 }
+        }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 0.5))
+        let started = Date()
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    do {
+                        let _: User = try await manager.submit(Me())
+                        return false
+                    } catch {
+                        return error as? YNetwork.NetworkError == .unauthenticated
+                    }
+                }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(failures == 5)
+        #expect(elapsed < 10, "took \(elapsed) s")
+        #expect(session.refreshes.values.count == 1)
+        #expect(server.requests(path: "/refresh").count == 1)
+        #expect(server.requests(path: "/me").count == 5)
+        #expect(server.requests(path: "/me").allSatisfy { $0.bearerToken == "expired" })
+    }
 }

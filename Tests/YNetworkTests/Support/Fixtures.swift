@@ -39,13 +39,14 @@ struct LoopbackRedirectingTransport: HTTPTransportProtocol {
 /// A manager configured for the loopback server, through `transport` (the default one unless given).
 func makeManager(
     server: LoopbackServer, basePath: String? = nil, headers: HttpHeaders? = nil, timeoutInterval: TimeInterval = 0,
-    transport: (any HTTPTransportProtocol)? = nil, sessionManager: (any SessionManager)? = nil
+    transport: (any HTTPTransportProtocol)? = nil, sessionManager: (any SessionManager)? = nil,
+    refreshPolicy: SessionRefreshPolicy = SessionRefreshPolicy()
 ) -> NetworkManager {
     let manager = NetworkManager()
     manager.configure(
         with: NetworkManagerConfiguration(
             basePath: basePath ?? server.baseURL.absoluteString, headers: headers, timeoutInterval: timeoutInterval,
-            networkEngine: URLNetworkEngine(transport: transport)),
+            networkEngine: URLNetworkEngine(transport: transport), sessionRefreshPolicy: refreshPolicy),
         sessionManager: sessionManager)
     return manager
 }

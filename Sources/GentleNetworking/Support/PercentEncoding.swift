@@ -1,0 +1,145 @@
+/// The one percent-encoder of GentleNetworking, JustNetworking and YNetwork: it works on UTF-8
+/// bytes, writes upper-case `%XX`, and returns the string itself when nothing needs encoding.
+///
+/// Variants:
+/// - ``queryComponent(_:)``: everything but RFC 3986 unreserved characters is encoded (`&`,
+///   `=`, `+`, `%`, space and non-ASCII included).
+/// - ``formComponent(_:spaceAsPlus:)``: the same, with a space as `+` or `%20`.
+/// - ``path(_:)``: keeps unreserved characters, sub-delims, `:`, `@`, `/` and existing `%XX`
+///   escapes, so a pre-encoded path is not encoded twice.
+/// - ``invalidURLCharacters(_:)``: encodes only what no URL may hold (controls, space,
+///   non-ASCII, `"<>\^`{|}` and a `%` that does not start an escape), for joining URL text.
+package enum PercentEncoding {
+    /// A set of ASCII bytes, as two 64-bit masks; bytes of 128 and above are never in it.
+    package struct ByteSet: Sendable {
+        private let low: UInt64
+        private let high: UInt64
+
+        /// The set of the ASCII bytes `members` gives, plus the ranges.
+        package init(_ members: String, ranges: [ClosedRange<UInt8>] = []) {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            var all = Array(members.utf8)
+            for range in ranges { all.append(contentsOf: range) }
+            for byte in all where byte < 128 {
+                if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+            }
+            self.low = low
+            self.high = high
+        }
+
+        /// Whether `byte` is in the set.
+        @inline(__always)
+        package func contains(_ byte: UInt8) -> Bool {
+            byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 && high & (1 << UInt64(byte &- 64)) != 0
+        }
+    }
+
+    /// RFC 3986 unreserved: `A-Z a-z 0-9 - . _ ~`.
+    package static let unreserved = ByteSet(
+        "-._~",
+        ranges: [
+            UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+        ])
+    /// Unreserved, sub-delims, `:`, `@` and `/`: what a path holds as it is.
+    package static let pathCharacters = ByteSet(
+        "-._~!$&'()*+,;=:@/",
+        ranges: [
+            UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        ])
+    /// Printable ASCII except space and `"<>\^`{|}` (and `%`, which is handled apart).
+    package static let urlCharacters = ByteSet(
+        "!#$&'()*+,-./:;=?@[]_~",
+        ranges: [
+            UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        ])
+
+    /// A query name or value: everything but unreserved characters encoded.
+    package static func queryComponent(_ string: String) -> String {
+        encode(string, keeping: unreserved, keepingEscapes: false, spaceAsPlus: false)
+    }
+
+    /// A form-urlencoded name or value: as ``queryComponent(_:)``, with a space as `+` when
+    /// `spaceAsPlus` is `true` (`application/x-www-form-urlencoded`), else as `%20`.
+    package static func formComponent(_ string: String, spaceAsPlus: Bool) -> String {
+        encode(string, keeping: unreserved, keepingEscapes: false, spaceAsPlus: spaceAsPlus)
+    }
+
+    /// A path (segments and their `/`): existing `%XX` escapes are kept.
+    package static func path(_ string: String) -> String {
+        encode(string, keeping: pathCharacters, keepingEscapes: true, spaceAsPlus: false)
+    }
+
+    /// URL text with only the bytes no URL can hold encoded; existing `%XX` escapes are kept.
+    package static func invalidURLCharacters(_ string: String) -> String {
+        encode(string, keeping: urlCharacters, keepingEscapes: true, spaceAsPlus: false)
+    }
+
+    /// Encodes every byte of `string` not in `kept` as `%XX`; with `keepingEscapes`, a `%`
+    /// followed by two hex digits is copied as it is; with `spaceAsPlus`, a space is `+`.
+    package static func encode(
+        _ string: String, keeping kept: ByteSet, keepingEscapes: Bool, spaceAsPlus: Bool
+    ) -> String {
+        var string = string
+        return string.withUTF8 { bytes -> String? in
+            // Fast path: nothing to encode.
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if kept.contains(byte) {
+                    index += 1
+                } else if keepingEscapes, isEscape(bytes, at: index) {
+                    index += 3
+                } else {
+                    break
+                }
+            }
+            guard index < bytes.count else { return nil }
+            var output = [UInt8]()
+            output.reserveCapacity(bytes.count + 16)
+            output.append(contentsOf: bytes[0..<index])
+            while index < bytes.count {
+                let byte = bytes[index]
+                if kept.contains(byte) {
+                    output.append(byte)
+                } else if keepingEscapes, isEscape(bytes, at: index) {
+                    output.append(contentsOf: bytes[index...index + 2])
+                    index += 2
+                } else if spaceAsPlus, byte == UInt8(ascii: " ") {
+                    output.append(UInt8(ascii: "+"))
+                } else {
+                    output.append(UInt8(ascii: "%"))
+                    output.append(hexDigit(byte >> 4))
+                    output.append(hexDigit(byte & 0x0F))
+                }
+                index += 1
+            }
+            return String(decoding: output, as: UTF8.self)
+        } ?? string
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ (value &- 10)
+    }
+
+    @inline(__always)
+    private static func isEscape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        bytes[index] == UInt8(ascii: "%") && index + 2 < bytes.count && isHexDigit(bytes[index + 1])
+            && isHexDigit(bytes[index + 2])
+    }
+
+    @inline(__always)
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default:
+            false
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// How a ``NetworkManager`` refreshes its ``SessionManager``'s credentials on a 401: the loop
+/// guard, the refresh timeout and the clock.
+///
+/// ```swift
+/// var configuration = NetworkManagerConfiguration(basePath: "https://api.example.com")
+/// configuration.sessionRefreshPolicy = SessionRefreshPolicy(maxRefreshes: 5, window: 120, timeout: 10)
+/// ```
+public struct SessionRefreshPolicy: Sendable {
+    /// The most refreshes started within ``window``; 3 by default. A 401 beyond it fails with
+    /// ``NetworkError/unauthenticated`` without refreshing (a server that rejects every fresh
+    /// token would otherwise cause a refresh storm).
+    public var maxRefreshes: Int
+    /// The loop-guard window in seconds; 60 by default.
+    public var window: TimeInterval
+    /// How long a refresh may take, in seconds; 30 by default. When it runs longer, every
+    /// request waiting for it fails with ``NetworkError/unauthenticated`` and the refresh task is
+    /// cancelled; its late result is ignored.
+    public var timeout: TimeInterval
+    /// The current time, for the loop guard; `Date()` by default. Inject a fixed clock in tests.
+    public var now: @Sendable () -> Date
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maxRefreshes: 3 by default; values below 1 count as 1.
+    ///   - window: 60 s by default; negative values count as 0.
+    ///   - timeout: 30 s by default; negative values count as 0 (fail at once); at most a day.
+    ///   - now: `Date()` by default.
+    public init(
+        maxRefreshes: Int = 3, window: TimeInterval = 60, timeout: TimeInterval = 30,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.maxRefreshes = max(1, maxRefreshes)
+        self.window = max(0, window)
+        self.timeout = timeout.isNaN ? 30 : min(max(0, timeout), 86_400)
+        self.now = now
+    }
+}

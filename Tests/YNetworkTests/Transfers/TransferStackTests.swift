@@ -1,0 +1,197 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+import YNetwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private struct Transfer: NetworkRequest {
+    var path: PathRepresentable
+    var method: HttpMethod = .GET
+    var body: BodyBuilder? = nil
+    var requestType: RequestContentType = .binary
+}
+
+private struct BigUpload: MultipartRequest {
+    var path: PathRepresentable { "multipart" }
+    var method: HttpMethod { .PUT }
+    let multipart: MultipartBuilder
+}
+
+/// `Authorization: Bearer <token>`; a refresh sets the token to `fresh` (without a request).
+private final class SwappingSession: SessionManager, Sendable {
+    let token = Locked("expired")
+    let refreshes = Locked(0)
+
+    func apply(_ request: inout URLRequest) {
+        request.setValue("Bearer \(token.current)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.withLock { $0 += 1 }
+        token.withLock { $0 = "fresh" }
+        return true
+    }
+}
+
+private func download(_ manager: NetworkManager, _ path: String) async -> Result<Data, any Error> {
+    await withCheckedContinuation { continuation in
+        manager.submitBackgroundDownload(Transfer(path: path)) { result in
+            continuation.resume(returning: result.flatMap { url in Result { try Data(contentsOf: url) } })
+        }
+    }
+}
+
+/// A retrying stack over libcurl: `RetryTransport(inner: CurlTransport())`, no backoff.
+private func retryingCurl() throws -> RetryTransport {
+    RetryTransport(inner: try CurlTransport(), policy: RetryPolicy(maxRetries: 2, baseDelay: 0, maxDelay: 0))
+}
+
+@Suite("Transfers go through the configured engine's transport stack: retries, refresh, pins")
+struct TransferStackTests {
+    @Test(
+        "Over RetryTransport(inner: CurlTransport()), a download, an upload and an 11 MiB multipart upload are retried after a 503"
+    )
+    func retried() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/file", handler: LoopbackServer.sequence([.status(503), .text("payload")]))
+        server.route("PUT", "/blob", handler: LoopbackServer.sequence([.status(503), .text("stored")]))
+        server.route(
+            "PUT", "/multipart", handler: LoopbackServer.sequence([.status(503), .json(#"{"id":1,"name":"big"}"#)]))
+        let manager = makeManager(server: server, transport: try retryingCurl())
+
+        #expect(try await download(manager, "file").get() == Data("payload".utf8))
+        #expect(server.requests(path: "/file").count == 2)
+
+        let source = try makePatternFile(size: 1 << 20)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let uploaded: Result<Data, any Error> = await withCheckedContinuation { continuation in
+            manager.submitBackgroundUpload(Transfer(path: "blob", method: .PUT), fromFile: source) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(try uploaded.get() == Data("stored".utf8))
+        let blobs = server.requests(path: "/blob")
+        #expect(blobs.count == 2)
+        #expect(try blobs.allSatisfy { $0.body == (try Data(contentsOf: source)) })
+
+        let big = try makePatternFile(size: 11 << 20)
+        defer { try? FileManager.default.removeItem(at: big) }
+        let form = MultipartForm(
+            parts: ["file": .file(info: MultipartFileInfo(fileName: "f", fileURL: big, mimeType: "x/y"))],
+            boundary: "stack")
+        let user: User = try await manager.submit(BigUpload(multipart: form))
+        #expect(user == User(id: 1, name: "big"))
+        let parts = server.requests(path: "/multipart")
+        #expect(parts.count == 2)
+        #expect(parts.allSatisfy { parseMultipart($0.body, boundary: "stack")?.first?.body.count == 11 << 20 })
+    }
+
+    @Test(
+        "With a SessionManager over the stack, a download answered 401 then 200 refreshes once; the retry has the new token"
+    )
+    func refreshed() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(
+            "GET", "/me",
+            handler: LoopbackServer.sequence([.json(#"{"error":"expired"}"#, status: 401), .text("mine")]))
+        let session = SwappingSession()
+        let manager = makeManager(server: server, transport: try retryingCurl(), sessionManager: session)
+
+        #expect(try await download(manager, "me").get() == Data("mine".utf8))
+        #expect(session.refreshes.current == 1)
+        #expect(server.requests(path: "/me").map(\.bearerToken) == ["expired", "fresh"])
+    }
+
+    @Test(
+        "Over a PinningTransport whose pin does not match the server's key, a download fails with the pin error and writes no file"
+    )
+    func pinned() async throws {
+        let pki = try SelfSignedCertificate()
+        defer { pki.remove() }
+        let nginx = try NginxServer(
+            files: ["file.txt": Data("secret payload".utf8)],
+            tls: NginxServer.TLS(certificatePath: pki.certificatePath, keyPath: pki.keyPath), serverName: "localhost")
+        defer { nginx.stop() }
+        let base = "https://localhost:\(nginx.port)"
+        func manager(pinning hashes: Set<Data>) -> NetworkManager {
+            let manager = NetworkManager()
+            let transport = PinningTransport(pinnedDomains: [
+                "localhost": PublicKeyPinningEvaluator(pinnedKeyHashes: hashes, performDefaultValidation: false)
+            ])
+            manager.configure(
+                with: NetworkManagerConfiguration(basePath: base, networkEngine: URLNetworkEngine(transport: transport))
+            )
+            return manager
+        }
+
+        // The right pin connects: the setup is sound, so the failure below is the pin's.
+        let matching = try CertificatePinning.publicKeyHash(ofCertificatePEM: pki.certificatePEM())
+        #expect(try await download(manager(pinning: [matching]), "file.txt").get() == Data("secret payload".utf8))
+        #expect(nginx.accessLog.count == 1)
+
+        let foreign = Data(repeating: 0xA5, count: 32)
+        let failed = await download(manager(pinning: [foreign]), "file.txt")
+        guard case .failure(let error) = failed, case .invalidSSL(let cause) = error as? YNetwork.NetworkError else {
+            Issue.record("expected NetworkError.invalidSSL, got \(failed)")
+            return
+        }
+        #expect((cause as? TransportError)?.code == .pinMismatch, "\(cause)")
+        #expect(nginx.accessLog.count == 1, "no request reached nginx: \(nginx.accessLog)")
+
+        // The engine itself, with a destination we can look at: nothing is written.
+        let destination = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ynetwork-pinned-\(UUID().uuidString)")
+        let engine = URLNetworkEngine(
+            transport: PinningTransport(pinnedDomains: [
+                "localhost": PublicKeyPinningEvaluator(pinnedKeyHashes: [foreign], performDefaultValidation: false)
+            ]))
+        let url = try #require(URL(string: base + "/file.txt"))
+        await #expect {
+            _ = try await engine.download(URLRequest(url: url), to: destination, progress: nil)
+        } throws: { error in
+            (error as? TransportError)?.code == .pinMismatch
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(nginx.accessLog.count == 1)
+    }
+}
+
+/// A self-signed P-256 certificate for `localhost`, made with the openssl command-line tool.
+private struct SelfSignedCertificate {
+    let directory: URL
+    var certificatePath: String { directory.appendingPathComponent("cert.pem").path }
+    var keyPath: String { directory.appendingPathComponent("key.pem").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ynetwork-pki-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", keyPath, "-out", certificatePath, "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    func certificatePEM() throws -> String {
+        try String(contentsOfFile: certificatePath, encoding: .utf8)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
