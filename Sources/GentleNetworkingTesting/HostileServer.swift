@@ -114,6 +114,11 @@ public final class HostileServer: Sendable {
         state.current.requests.filter { $0.path == path }
     }
 
+    /// Forgets the recorded requests (the counters and byte counts stay).
+    public func clearRecordedRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
     /// How many TCP connections were accepted so far.
     public var acceptedConnectionCount: Int { state.current.acceptedConnections }
 
