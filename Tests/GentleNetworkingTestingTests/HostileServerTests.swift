@@ -371,6 +371,23 @@ struct HostileServerTests {
         #expect(server.bytesSent(path: "/bomb") == sent)
     }
 
+    @Test("A real client: curl --compressed inflates the bomb; curl timing out on an endless body is a hang-up")
+    func curlAgainstTheServer() throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/bomb", .compressionBomb(decodedBytes: 3 << 20, declareLength: true))
+        server.route("/feed", .endlessBody(chunked: true))
+        let inflated = try run("curl", ["-s", "--compressed", server.url("/bomb").absoluteString])
+        #expect(inflated.status == 0)
+        #expect(inflated.output.count == 3 << 20)
+        #expect(inflated.output.allSatisfy { $0 == 0 })
+        let timedOut = try run(
+            "curl", ["-s", "-o", "/dev/null", "--max-time", "0.5", server.url("/feed").absoluteString])
+        #expect(timedOut.status == 28)  // CURLE_OPERATION_TIMEDOUT
+        #expect(eventually { server.clientHangUpCount == 1 })
+        #expect(server.bytesSent(path: "/feed") > 0)
+    }
+
     // MARK: Slow responses
 
     @Test("A drip sends the head at once, then one byte per interval", arguments: [true, false])
@@ -637,7 +654,9 @@ struct HostileServerTests {
         let started = Date()
         server.shutdown()
         #expect(Date().timeIntervalSince(started) < 10)
-        #expect(threadNames(withPrefix: server.threadNamePrefix).isEmpty)
+        // A thread signals it is done just before it exits; give the kernel a moment to reap it.
+        #expect(eventually { threadNames(withPrefix: server.threadNamePrefix).isEmpty })
+        #expect(threadNames(withPrefix: server.threadNamePrefix) == [])
         #expect(server.clientHangUpCount == 0)
         server.shutdown()  // a second call is harmless
     }
