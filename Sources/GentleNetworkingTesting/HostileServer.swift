@@ -114,6 +114,11 @@ public final class HostileServer: Sendable {
         state.current.requests.filter { $0.path == path }
     }
 
+    /// Forgets the recorded requests (the counters and byte counts stay).
+    public func clearRecordedRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
     /// How many TCP connections were accepted so far.
     public var acceptedConnectionCount: Int { state.current.acceptedConnections }
 
@@ -389,9 +394,8 @@ private final class HostileConnection {
         guard send(Self.head(status: 200, [("Content-Type", "application/json"), framing])) else { return }
         var piece = [UInt8]()
         piece.reserveCapacity(Self.writeSize)
-        while piece.count < Self.writeSize { piece += [UInt8(ascii: "0"), UInt8(ascii: ",")] }
-        var first = piece
-        first[0] = UInt8(ascii: "[")
+        while piece.count < Self.writeSize { piece += [UInt8(ascii: ","), UInt8(ascii: "0")] }
+        let first = Array("[0".utf8) + piece.dropFirst(2)
         let frame = { (bytes: [UInt8]) -> [UInt8] in
             chunked ? Array("\(String(bytes.count, radix: 16))\r\n".utf8) + bytes + Array("\r\n".utf8) : bytes
         }
