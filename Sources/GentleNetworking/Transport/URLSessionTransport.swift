@@ -77,8 +77,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
 
     deinit {
         #if !canImport(Darwin)
-            // The session holds its delegate strongly until it is invalidated.
-            routedSession?.finishTasksAndInvalidate()
+            // The session holds its delegate strongly until it is invalidated; corelibs may block
+            // the call on its work queue, so it is made off the caller's (cooperative) thread.
+            if let routedSession {
+                SessionCall.corelibsQueue.async { routedSession.finishTasksAndInvalidate() }
+            }
         #endif
     }
 
@@ -96,6 +99,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)
             ?? 60
         sent.timeoutInterval = idle
+        let prepared = sent
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
         let call = SessionCall(
             request: sent, maxRedirects: maxRedirects, limits: limits,
@@ -107,19 +111,25 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 #if canImport(Darwin)
                     let task = session.dataTask(with: sent)
                     task.delegate = call
+                    call.start(task)
                 #else
-                    let task: URLSessionDataTask
-                    if let routedSession, let router {
-                        task = routedSession.dataTask(with: sent)
-                        router.register(call, for: task)
-                    } else {
-                        task = session.dataTask(with: sent) { data, response, error in
-                            call.completed(data: data, response: response, error: error)
+                    // corelibs creates, resumes and cancels tasks with a `sync` on its work queue,
+                    // which one busy transfer can hold for seconds: never on the cooperative pool.
+                    SessionCall.corelibsQueue.async { [session, routedSession, router, prepared] in
+                        let sent = prepared
+                        let task: URLSessionDataTask
+                        if let routedSession, let router {
+                            task = routedSession.dataTask(with: sent)
+                            router.register(call, for: task)
+                        } else {
+                            task = session.dataTask(with: sent) { data, response, error in
+                                call.completed(data: data, response: response, error: error)
+                            }
+                            task.delegate = call  // redirects only
                         }
-                        task.delegate = call  // redirects only
+                        call.start(task)
                     }
                 #endif
-                call.start(task)
             }
         } onCancel: {
             call.cancel()
@@ -177,8 +187,8 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             return state.cancelled
         }
         if cancelled {
-            task.cancel()
             complete(.failure(CancellationError()))
+            task.cancel()
             return
         }
         let watchdog = Task { [weak self] in
@@ -194,11 +204,27 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         fail(CancellationError())
     }
 
-    /// Ends the exchange with `error`: the session task is cancelled and the caller resumed.
-    private func fail(_ error: any Error) {
+    /// Where corelibs tasks are created, resumed and cancelled (Linux): off the cooperative pool.
+    static let corelibsQueue = DispatchQueue(label: "gentle.urlsession", attributes: .concurrent)
+
+    /// Ends the exchange with `error`: the caller is resumed at once and the session task
+    /// cancelled (on Linux off the caller's thread, since corelibs may block the cancel).
+    ///
+    /// `fromDelegate`: called from a session delegate callback, where corelibs takes the cancel
+    /// at once (from another thread it can wait behind the very transfer it is meant to stop).
+    private func fail(_ error: any Error, fromDelegate: Bool = false) {
         let task = state.withLock { $0.task }
         complete(.failure(error))
-        task?.cancel()
+        guard let task else { return }
+        #if canImport(Darwin)
+            task.cancel()
+        #else
+            if fromDelegate {
+                task.cancel()
+            } else {
+                Self.corelibsQueue.async { task.cancel() }
+            }
+        #endif
     }
 
     private func complete(_ result: Result<(Data, HTTPURLResponse), any Error>) {
@@ -258,13 +284,15 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         touch()
         guard let http = response as? HTTPURLResponse else {
+            fail(
+                TransportError(.badResponse, url: request.url, message: "The response is not an HTTP response."),
+                fromDelegate: true)
             completionHandler(.cancel)
-            fail(TransportError(.badResponse, url: request.url, message: "The response is not an HTTP response."))
             return
         }
         if let error = check(http) {
+            fail(error, fromDelegate: true)
             completionHandler(.cancel)
-            fail(error)
             return
         }
         state.withLock { $0.response = http }
@@ -279,7 +307,7 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             state.body.append(data)
             return false
         }
-        if overLimit { fail(tooLarge()) }
+        if overLimit { fail(tooLarge(), fromDelegate: true) }
     }
 
     /// The completion handler's path (Linux, a session with its own delegate): the same

@@ -52,7 +52,7 @@ func seconds(since start: DispatchTime) -> Double {
 
 // Serialized: the endless bodies and bombs load both cores, and the deadline tests time themselves.
 @Suite("Hostile servers: limits, framing and error kinds, on every transport", .serialized)
-struct HostileServerTests {
+struct HostileServerTransportTests {
     @Test(
         "An endless body is .responseTooLarge at the limit, and the server sees the hang-up",
         arguments: TransportKind.all)
@@ -66,7 +66,10 @@ struct HostileServerTests {
             let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
             #expect(error.map(transportCode) == .responseTooLarge, "\(path): \(String(describing: error))")
         }
-        // The connection was closed: the server stops sending soon after.
+        // libcurl closes the connection: the server stops sending soon after. (corelibs' URLSession
+        // may go on draining a cancelled transfer in the background, bytes it drops: its memory
+        // stays bounded, see SizeLimitMemoryTests, but the socket is not closed at once.)
+        guard kind == .curl else { return }
         try await waitUntil { server.clientHangUpCount >= 2 }
         let sent = server.bytesSentCount
         try await Task.sleep(nanoseconds: 300_000_000)
