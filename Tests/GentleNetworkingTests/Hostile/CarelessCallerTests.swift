@@ -1,0 +1,134 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a careless caller can hand the library: header names and values with CR/LF/NUL,
+/// non-HTTP URLs, timeouts of any `Double`. Each is a typed error or a normal exchange, never a
+/// crash, and an invalid request sends nothing.
+@Suite("Careless callers: validation before sending, any Double as a timeout")
+struct CarelessCallerTests {
+    @Test(
+        "A CR/LF header name or a CR/LF/NUL value is .invalidRequest naming the header; nothing is sent",
+        arguments: TransportKind.all)
+    func headerInjection(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let transport = try kind.make()
+        // A name cannot be dropped by Foundation: the transport refuses it.
+        var injected = URLRequest(url: server.url("/x"))
+        injected.setValue("1", forHTTPHeaderField: "X-Note\r\nX-Injected: 1")
+        do {
+            _ = try await transport.data(for: injected)
+            Issue.record("the injected header name was sent")
+        } catch let error as TransportError {
+            #expect(error.code == .invalidRequest)
+            #expect(error.message.contains("X-Note\\r\\nX-Injected"))
+        }
+        // Values are checked before Foundation could drop them: through the service.
+        let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService(token: "t"))
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        for (name, value) in [("Authorization", "Bearer a\r\nX-Evil: 1"), ("X-Trace", "a\nb"), ("X-Nul", "a\0b")] {
+            do {
+                try await service.requestVoid(
+                    to: Endpoint(path: "/x", method: .get, headers: [name: value]), via: environment)
+                Issue.record("\(name) was sent")
+            } catch let error as NetworkError {
+                #expect(error.kind == .invalidRequest)
+                #expect(error.message.contains(name))
+                #expect(!error.message.contains(value), "the value must never be echoed")
+            }
+        }
+        do {
+            try await service.requestVoid(
+                to: Endpoint(path: "/x", method: .get, headers: ["Bad Name": "v"]), via: environment)
+            Issue.record("a name with a space was sent")
+        } catch let error as NetworkError {
+            #expect(error.kind == .invalidRequest)
+        }
+        #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
+    }
+
+    @Test("Only http and https URLs are sent, on every transport", arguments: TransportKind.all)
+    func schemes(kind: TransportKind) async throws {
+        let transport = try kind.make()
+        for text in ["ftp://127.0.0.1/x", "file:///etc/passwd", "gopher://127.0.0.1/", "http:///nohost"] {
+            let url = try #require(URL(string: text))
+            do {
+                _ = try await transport.data(for: URLRequest(url: url))
+                Issue.record("\(text) was sent")
+            } catch let error as TransportError {
+                #expect(error.code == .invalidRequest, "\(text): \(error)")
+            }
+        }
+    }
+
+    @Test(
+        "A timeout of infinity, NaN, a huge or a negative value never crashes: the request is sent",
+        arguments: TransportKind.all)
+    func anyDoubleAsTimeout(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/t") { _ in .json(#"{"id":1,"property":"ok"}"#) }
+        let transport = try kind.make()
+        let service = HTTPNetworkService(transport: transport)
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let values: [Double] = [
+            .infinity, -.infinity, .nan, .greatestFiniteMagnitude, -1, 0, 1e300, -.leastNonzeroMagnitude,
+        ]
+        for value in values {
+            let model: Model = try await service.request(
+                to: Endpoint(path: "/t", method: .get, timeoutInterval: value), via: environment)
+            #expect(model.property == "ok", "\(value)")
+            var raw = URLRequest(url: server.url("/t"))
+            raw.timeoutInterval = value
+            let (_, response) = try await transport.data(for: raw)
+            #expect(response.statusCode == 200, "\(value)")
+        }
+        #expect(server.requests(path: "/t").count == values.count * 2)
+    }
+
+    @Test("Transport settings take any Double without trapping")
+    func anyDoubleInSettings() throws {
+        for value in [Double.infinity, .nan, -1, .greatestFiniteMagnitude] {
+            _ = URLSessionTransport(totalTimeout: value)
+            #if canImport(CCurl)
+                _ = CurlTransport.Configuration(connectTimeout: value, totalTimeout: value)
+            #endif
+            #expect(Clamp.milliseconds(value) >= 1)
+            #expect(Clamp.wholeSeconds(value) >= 1)
+            #expect(Clamp.nanoseconds(value) <= UInt64(Clamp.maxSeconds * 1e9))
+        }
+    }
+
+    #if canImport(CCurl)
+        @Test("Finished streams free their transfer: no request outlives its stream")
+        func streamsDoNotLeak() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/s") { _ in LoopbackResponse.text(String(repeating: "x", count: 200_000)) }
+            let transport = try CurlTransport()
+            let before = CurlEasyRequest.liveCount
+            for _ in 0..<20 {
+                let (_, stream) = try await transport.stream(for: URLRequest(url: server.url("/s")), bufferSize: 16_384)
+                var count = 0
+                for try await chunk in stream { count += chunk.count }
+                #expect(count == 200_000)
+            }
+            // Streams abandoned after the head, too.
+            for _ in 0..<5 {
+                let (_, stream) = try await transport.stream(for: URLRequest(url: server.url("/s")), bufferSize: 1024)
+                stream.cancelTransfer()
+            }
+            // The loop releases each request when libcurl is done with it.
+            try await waitUntil { CurlEasyRequest.liveCount <= before }
+            #expect(CurlEasyRequest.liveCount <= before, "\(CurlEasyRequest.liveCount - before) requests leaked")
+        }
+    #endif
+}
