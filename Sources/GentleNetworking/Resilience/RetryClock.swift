@@ -27,7 +27,7 @@ public struct RetryClock: Sendable {
         now: { Date() },
         sleep: { seconds in
             guard seconds > 0 else { return try Task.checkCancellation() }
-            try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1_000_000_000))
+            try await Task.sleep(nanoseconds: Clamp.nanoseconds(min(seconds, 86_400)))  // any Double: no trap
         },
         randomUnit: { Double.random(in: 0..<1) }
     )
