@@ -132,48 +132,4 @@ public struct EndpointRequestBuilder: Sendable {
     package static func percentEncodePath(_ string: String) -> String {
         PercentEncoding.path(string)
     }
-
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "_"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
-
-    static func isPathCharacter(_ byte: UInt8) -> Bool {
-        if isUnreserved(byte) { return true }
-        switch byte {
-        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
-            return true
-        default:
-            return false
-        }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            true
-        default:
-            false
-        }
-    }
-
-    private static func percentEncode(
-        _ string: String,
-        keeping isKept: (UInt8) -> Bool,
-        keepingExistingEscapes: Bool
-    ) -> String {
-        var kept = ""
-        for byte in UInt8(0)..<128 where isKept(byte) { kept.unicodeScalars.append(Unicode.Scalar(byte)) }
-        return PercentEncoding.encode(
-            string, keeping: PercentEncoding.ByteSet(kept), keepingEscapes: keepingExistingEscapes, spaceAsPlus: false)
-    }
 }
