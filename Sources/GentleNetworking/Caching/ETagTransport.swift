@@ -78,13 +78,15 @@ public struct ETagTransport: HTTPTransportProtocol {
 
     /// The key an entry for `request` is stored under with ``defaultCredentialHeaders``.
     public static func cacheKey(for request: URLRequest) -> String {
-        cacheKey(for: request, credentialHeaders: defaultCredentialHeaders)
+        cacheKey(for: request, normalizedCredentialHeaders: normalizedDefaults)
     }
+
+    private static let normalizedDefaults = normalized(defaultCredentialHeaders)
 
     /// The key an entry for `request` is stored under by this transport (with its
     /// ``credentialHeaders``).
     public func cacheKey(for request: URLRequest) -> String {
-        Self.cacheKey(for: request, credentialHeaders: credentialHeaders)
+        Self.cacheKey(for: request, normalizedCredentialHeaders: credentialHeaders)  // normalized at init
     }
 
     /// The key an entry for `request` is stored under when `credentialHeaders` (plus
@@ -94,13 +96,26 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// not depend on header order or case. A request whose only credential is `Authorization`
     /// keeps the key format of earlier versions, so stored entries stay valid.
     public static func cacheKey(for request: URLRequest, credentialHeaders: Set<String>) -> String {
+        cacheKey(for: request, normalizedCredentialHeaders: normalized(credentialHeaders))
+    }
+
+    /// ``cacheKey(for:credentialHeaders:)`` with the names already lowercased and trimmed. One
+    /// pass over the request's headers (a lookup per credential name costs a case-insensitive
+    /// scan each on Linux: this runs for every GET).
+    static func cacheKey(for request: URLRequest, normalizedCredentialHeaders keyed: Set<String>) -> String {
         let method = (request.httpMethod ?? "GET").uppercased()
         let url = request.url?.absoluteString ?? ""
-        let accept = request.value(forHTTPHeaderField: "Accept") ?? ""
+        var accept = ""
         var credentials: [(name: String, value: String)] = []
-        for name in normalized(credentialHeaders).sorted() {
-            if let value = request.value(forHTTPHeaderField: name) { credentials.append((name, value)) }
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let lowered = name.lowercased()
+            if lowered == "accept" {
+                accept = value
+            } else if keyed.contains(lowered) {
+                credentials.append((lowered, value))
+            }
         }
+        credentials.sort { $0.name < $1.name }
         let identity: String
         if credentials.isEmpty {
             identity = "anonymous"

@@ -83,6 +83,9 @@ public enum RequestValidator {
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
     public static func validateURL(_ url: URL) throws(TransportError) {
+        // The common case on bytes: `URL.scheme` and `URL.host` cost more on Linux than building
+        // the request, and this runs for every hop.
+        if isHTTPURLWithHost(url.absoluteString) { return }
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw TransportError(
@@ -93,6 +96,26 @@ public enum RequestValidator {
         guard let host = url.host, !host.isEmpty else {
             throw TransportError(.invalidRequest, url: url, message: "The URL has no host.")
         }
+    }
+
+    /// Whether `text` starts `http://` or `https://` (any case) and names a host.
+    static func isHTTPURLWithHost(_ text: String) -> Bool {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        for expected in "http".utf8 {
+            guard index != bytes.endIndex, bytes[index] | 0x20 == expected else { return false }
+            index = bytes.index(after: index)
+        }
+        if index != bytes.endIndex, bytes[index] | 0x20 == UInt8(ascii: "s") { index = bytes.index(after: index) }
+        for expected in "://".utf8 {
+            guard index != bytes.endIndex, bytes[index] == expected else { return false }
+            index = bytes.index(after: index)
+        }
+        let rest = text.utf8[index...]
+        let end =
+            rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? rest.endIndex
+        return EndpointRequestBuilder.hasHost(Substring(text)[index..<end].utf8)
     }
 
     /// `tchar` of RFC 9110 §5.6.2.

@@ -69,6 +69,17 @@ struct CarelessCallerTests {
         }
     }
 
+    @Test("The byte-level URL check agrees with URL's own scheme and host")
+    func fastURLCheck() {
+        let accepted = ["http://a", "HTTPS://a.b:1/x", "http://u:p@h/", "http://[::1]:8/", "https://h?q", "http://h#f"]
+        let refused = [
+            "http://", "http:///x", "https://:80/", "http://@/", "http://[]/", "httpx://h", "ftp://h", "http:/h",
+            "file:///etc", "htt://h",
+        ]
+        for text in accepted { #expect(RequestValidator.isHTTPURLWithHost(text), "\(text)") }
+        for text in refused { #expect(!RequestValidator.isHTTPURLWithHost(text), "\(text)") }
+    }
+
     @Test(
         "A timeout of infinity, NaN, a huge or a negative value never crashes: the request is sent",
         arguments: TransportKind.all)

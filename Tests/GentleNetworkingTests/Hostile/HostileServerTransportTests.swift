@@ -227,6 +227,23 @@ struct HostileServerTransportTests {
         #expect(elapsed < 15)  // 2 s, with room for a starved ThreadSanitizer run
     }
 
+    @Test("URLSessionTransport honours the session's resource timeout, which corelibs ignores")
+    func sessionResourceTimeout() async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/drip", .drip(body: Data(repeating: 0x61, count: 60), interval: 0.5))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 2
+        configuration.timeoutIntervalForResource = 2
+        let transport = URLSessionTransport(session: URLSession(configuration: configuration))
+        var request = URLRequest(url: server.url("/drip"))
+        request.timeoutInterval = 2
+        let start = DispatchTime.now()
+        let error = await failure(of: request, on: transport)
+        #expect(error.map(transportCode) == .timedOut, "\(String(describing: error))")
+        #expect(seconds(since: start) < 15)
+    }
+
     @Test("A server that never answers fails at the idle timeout", arguments: TransportKind.all)
     func idleTimeout(kind: TransportKind) async throws {
         let server = try HostileServer()
