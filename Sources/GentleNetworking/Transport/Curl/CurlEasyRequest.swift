@@ -16,7 +16,8 @@
         // read there when the transfer ends; `state` and `waiter` are behind their locks.
         let handle: UnsafeMutableRawPointer
         let request: URLRequest
-        /// Unique per request, so a stale command never reaches a newer request on a reused handle.
+        /// Unique per stream (0 for other requests), so a stale resume never reaches a newer
+        /// stream on a reused handle.
         let transferNumber: UInt64
         private let pool: CurlHandlePool
         private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -28,7 +29,7 @@
         private let state: Locked<CurlTransferState>
         private let waiter = Locked(Waiter.idle)
 
-        /// The requests alive in this process, for leak tests.
+        /// The stream requests alive in this process, for leak tests.
         package static var liveCount: Int { live.current }
         private static let live = Locked(0)
         private static let numbers = Locked<UInt64>(0)
@@ -91,9 +92,16 @@
             self.sink = sink
             self.source = source
             self.progress = progress
-            self.transferNumber = Self.numbers.withLock { number in
-                number += 1
-                return number
+            // Numbered (and counted, for leak tests) only where it matters, streams: a global lock
+            // per request would be shared by every caller thread and the loop.
+            if case .stream = sink {
+                self.transferNumber = Self.numbers.withLock { number in
+                    number += 1
+                    return number
+                }
+                Self.live.withLock { $0 += 1 }
+            } else {
+                self.transferNumber = 0
             }
             let kind: CurlTransferState.SinkKind
             let bodyLimit: Int64?
@@ -115,7 +123,6 @@
                         maxBodyBytes: bodyLimit, maxHeaderCount: configuration.limits.maxHeaderCount,
                         maxHeaderBytes: configuration.limits.maxHeaderBytes),
                     isHeadRequest: (request.httpMethod ?? "GET").uppercased() == "HEAD", url: url))
-            Self.live.withLock { $0 += 1 }
             do {
                 try configure(url: url, configuration: configuration, trust: trust)
             } catch {
@@ -125,7 +132,7 @@
         }
 
         deinit {
-            Self.live.withLock { $0 -= 1 }
+            if case .stream = sink { Self.live.withLock { $0 -= 1 } }
         }
 
         private func configure(url: URL, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
