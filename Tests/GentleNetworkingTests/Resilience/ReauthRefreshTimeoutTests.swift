@@ -66,7 +66,7 @@ struct ReauthRefreshTimeoutTests {
         let elapsed = Date().timeIntervalSince(start)
         #expect(codes == Array(repeating: .refreshTimedOut, count: 5))
         // The refresh never ends; a starved run is slow.
-        #expect(elapsed < 45, "the waiters were held for \(elapsed) s")
+        #expect(elapsed < 120, "the waiters were held for \(elapsed) s")
         #expect(reauth.refreshCount == 1)
         #expect(server.requests(path: "/data").count == 5, "each request reached the server once, no retry")
 
