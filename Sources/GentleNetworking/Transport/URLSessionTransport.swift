@@ -42,8 +42,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// routes each task's events to its call. `nil` when `session` has a delegate of its
         /// own (it is then used as it is, with the deadlines enforced and the body limit
         /// checked once the body is complete).
-        private let routedSession: URLSession?
-        private let router: SessionRouter?
+        ///
+        /// Made on first use, off the caller's thread (see ``SessionCall/corelibsQueue``).
+        private let routed: Locked<RoutedSession>
     #endif
 
     /// Creates a transport.
@@ -63,23 +64,37 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         self.limits = limits
         self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
         #if !canImport(Darwin)
-            if session.delegate == nil {
-                let router = SessionRouter()
-                self.router = router
-                self.routedSession = URLSession(
-                    configuration: session.configuration, delegate: router, delegateQueue: nil)
-            } else {
-                self.router = nil
-                self.routedSession = nil
-            }
+            self.routed = Locked(session.delegate == nil ? .notYetMade : .notUsed)
         #endif
     }
+
+    #if !canImport(Darwin)
+        /// The routed session, made the first time it is needed (corelibs may block creating it).
+        private static func routedSession(
+            _ routed: Locked<RoutedSession>, for session: URLSession
+        ) -> (URLSession, SessionRouter)? {
+            routed.withLock { state in
+                switch state {
+                case .notUsed:
+                    return nil
+                case .made(let routedSession, let router):
+                    return (routedSession, router)
+                case .notYetMade:
+                    let router = SessionRouter()
+                    let routedSession = URLSession(
+                        configuration: session.configuration, delegate: router, delegateQueue: nil)
+                    state = .made(routedSession, router)
+                    return (routedSession, router)
+                }
+            }
+        }
+    #endif
 
     deinit {
         #if !canImport(Darwin)
             // The session holds its delegate strongly until it is invalidated; corelibs may block
             // the call on its work queue, so it is made off the caller's (cooperative) thread.
-            if let routedSession {
+            if case .made(let routedSession, _) = routed.current {
                 SessionCall.corelibsQueue.async { routedSession.finishTasksAndInvalidate() }
             }
         #endif
@@ -115,10 +130,10 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 #else
                     // corelibs creates, resumes and cancels tasks with a `sync` on its work queue,
                     // which one busy transfer can hold for seconds: never on the cooperative pool.
-                    SessionCall.corelibsQueue.async { [session, routedSession, router, prepared] in
+                    SessionCall.corelibsQueue.async { [session, routed, prepared] in
                         let sent = prepared
                         let task: URLSessionDataTask
-                        if let routedSession, let router {
+                        if let (routedSession, router) = Self.routedSession(routed, for: session) {
                             task = routedSession.dataTask(with: sent)
                             router.register(call, for: task)
                         } else {
@@ -547,5 +562,18 @@ enum ContentLength {
             }
             call.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
         }
+    }
+#endif
+
+#if !canImport(Darwin)
+    /// Whether a ``URLSessionTransport`` on Linux sends through its own routed session.
+    private enum RoutedSession: @unchecked Sendable {
+        // @unchecked: URLSession and the router are thread-safe; the enum is kept in a `Locked`.
+        /// The given session has its own delegate: it is used as it is.
+        case notUsed
+        /// Not needed yet.
+        case notYetMade
+        /// In use.
+        case made(URLSession, SessionRouter)
     }
 #endif

@@ -235,7 +235,7 @@ struct SessionManagerTests {
         }
         let elapsed = Date().timeIntervalSince(started)
         #expect(failures == 5)
-        #expect(elapsed < 60, "took \(elapsed) s")  // far below the refresh's 300 s; a starved run is slow
+        #expect(elapsed < 200, "took \(elapsed) s")  // far below the refresh's 300 s; a starved run is slow
         #expect(session.refreshes.values.count == 1)
         #expect(server.requests(path: "/refresh").count == 1)
         #expect(server.requests(path: "/me").count == 5)
