@@ -15,7 +15,7 @@ import Foundation
 ///
 /// - Only GET requests are touched, and only those without an `If-None-Match` of their own.
 /// - A 2xx with an `ETag` is stored, unless it says `Cache-Control: no-store` or varies on a
-///   header that is not part of the key (``storableVaryHeaders``). A response that varies on
+///   header that is not part of the key (``storableVaryHeaders-property``). A response that varies on
 ///   `Cookie` is stored only when the request carried its own `Cookie` header: cookies that a
 ///   session adds from its cookie storage, below this transport, are invisible here. A 2xx
 ///   without an ETag drops any stored entry.
@@ -201,7 +201,7 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// Whether a response with `headers` may be stored with the default configuration: no
-    /// `Cache-Control: no-store`, and a `Vary` naming only ``storableVaryHeaders`` (`*` never).
+    /// `Cache-Control: no-store`, and a `Vary` naming only ``storableVaryHeaders-type.property`` (`*` never).
     public static func isStorable(_ headers: [String: String]) -> Bool {
         isStorable(headers, varyAllowed: storableVaryHeaders, request: nil)
     }
