@@ -24,8 +24,9 @@ import Foundation
 ///   headers in ``credentialHeaders`` (such as `X-Api-Key`). One identity's body is never served
 ///   to another, and raw credentials are never stored.
 /// - On a 304, the cached body is returned with the cached status and the cached headers
-///   updated by the 304's. A 304 with no entry is ``NetworkError`` of kind
-///   ``NetworkError/Kind/unexpectedNotModified``, never an empty success.
+///   updated by the 304's. A 304 with no entry is ``TransportError``
+///   ``TransportError/Code/unexpectedNotModified`` (``NetworkError/Kind/unexpectedNotModified``
+///   through ``HTTPNetworkService``), never an empty success.
 public struct ETagTransport: HTTPTransportProtocol {
     /// The transport requests go through.
     public let inner: any HTTPTransportProtocol
@@ -143,8 +144,8 @@ public struct ETagTransport: HTTPTransportProtocol {
 
     /// Sends `request`, conditionally when an entry exists.
     ///
-    /// - Throws: ``NetworkError`` of kind ``NetworkError/Kind/unexpectedNotModified`` for a 304
-    ///   with no entry; otherwise what the inner transport throws.
+    /// - Throws: ``TransportError`` ``TransportError/Code/unexpectedNotModified`` for a 304 with
+    ///   no entry; otherwise what the inner transport throws.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         guard (request.httpMethod ?? "GET").uppercased() == "GET",
             request.value(forHTTPHeaderField: "If-None-Match") == nil
@@ -161,10 +162,10 @@ public struct ETagTransport: HTTPTransportProtocol {
 
         if response.statusCode == 304 {
             guard let cached else {
-                throw NetworkError(
-                    .unexpectedNotModified,
+                throw TransportError(
+                    .unexpectedNotModified, url: response.url ?? request.url,
                     message: "304 Not Modified for a request that had no cached entry to revalidate.",
-                    url: response.url ?? request.url, response: HTTPErrorResponse(response, body: data))
+                    response: HTTPErrorResponse(response, body: data))
             }
             let revalidated = Self.revalidate(cached, with: response)
             await store.store(revalidated, for: key)

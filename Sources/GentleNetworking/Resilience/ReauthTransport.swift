@@ -27,8 +27,9 @@ import Foundation
 ///   A second 401 is returned as it is.
 ///
 /// A 401 for a request without credentials is returned as it is. When the refresh fails, every
-/// waiter throws ``NetworkError`` `.httpStatusError(.unauthorized)` with the 401 response and the
-/// refresh error attached (``ReauthError``). More than ``ReauthPolicy/maxRefreshes`` refreshes
+/// waiter throws ``TransportError`` ``TransportError/Code/authenticationFailed`` with the 401
+/// response and the refresh error (``ReauthError``) attached; ``HTTPNetworkService`` throws it
+/// as ``NetworkError`` `.httpStatusError(.unauthorized)` with the same attachments. More than ``ReauthPolicy/maxRefreshes`` refreshes
 /// within ``ReauthPolicy/window`` fail the same way instead of refreshing again.
 ///
 /// A refresh that has not finished after ``ReauthPolicy/refreshTimeout`` (30 s by default) fails
@@ -86,8 +87,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
 
     /// Sends `request`; on a 401 refreshes (shared) and retries once.
     ///
-    /// - Throws: What the inner transport throws; ``NetworkError`` `.httpStatusError(.unauthorized)`
-    ///   when the refresh fails or the loop guard trips; `CancellationError` when cancelled.
+    /// - Throws: What the inner transport and the auth service throw; ``TransportError``
+    ///   ``TransportError/Code/authenticationFailed`` when the refresh fails, times out or the
+    ///   loop guard trips; `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let (data, response) = try await inner.data(for: request)
         guard response.statusCode == 401,
@@ -215,10 +217,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
 
     private static func unauthorized(
         _ response: HTTPURLResponse, body: Data, request: URLRequest, cause: ReauthError
-    ) -> NetworkError {
-        NetworkError(
-            .httpStatusError(.unauthorized), message: cause.message, url: response.url ?? request.url,
-            response: HTTPErrorResponse(response, body: body), underlyingError: cause)
+    ) -> TransportError {
+        TransportError(
+            .authenticationFailed, url: response.url ?? request.url, message: cause.message, underlyingError: cause,
+            response: HTTPErrorResponse(response, body: body))
     }
 }
 
@@ -274,8 +276,8 @@ public struct ReauthPolicy: Sendable {
     }
 }
 
-/// Why ``ReauthTransport`` could not recover from a 401: attached as the underlying error of the
-/// ``NetworkError`` it throws.
+/// Why ``ReauthTransport`` could not recover from a 401: the underlying error of the
+/// ``TransportError`` it throws, and of the ``NetworkError`` ``HTTPNetworkService`` makes of it.
 public struct ReauthError: Error, Sendable, CustomStringConvertible {
     /// The category of a ``ReauthError``.
     public enum Code: Sendable, Hashable {

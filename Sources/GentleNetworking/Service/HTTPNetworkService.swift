@@ -235,8 +235,20 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         }
         if let error = error as? NetworkError { return error }
         if let error = error as? TransportError {
-            if error.code == .invalidRequest {
+            switch error.code {
+            case .invalidRequest:
                 return NetworkError(.invalidRequest, message: error.message, url: request.url, underlyingError: error)
+            case .authenticationFailed:
+                // The 401 with the refresh's failure attached, as the status error it is.
+                return NetworkError(
+                    .httpStatusError(.unauthorized), message: error.message, url: error.response?.url ?? request.url,
+                    response: error.response, underlyingError: error.underlyingError ?? error)
+            case .unexpectedNotModified:
+                return NetworkError(
+                    .unexpectedNotModified, message: error.message, url: error.response?.url ?? request.url,
+                    response: error.response, underlyingError: error)
+            default:
+                break
             }
             return NetworkError(
                 .transport(error.code), message: error.message, url: request.url, underlyingError: error)

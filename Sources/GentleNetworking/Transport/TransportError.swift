@@ -4,11 +4,14 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A request that did not complete with an HTTP response: it could not connect, timed out,
-/// lost the connection, failed TLS or redirected too often.
+/// A request that did not complete with a usable HTTP response: it could not connect, timed out,
+/// lost the connection, failed TLS or redirected too often, or a decorator could not recover
+/// the response it got (a 401 whose refresh failed, a 304 with nothing cached).
 ///
-/// Transports throw it (cancellation excepted: that is `CancellationError`), and
-/// ``HTTPNetworkService`` wraps it in ``NetworkError`` with kind ``NetworkError/Kind/transport(_:)``.
+/// Transports and decorators throw it (cancellation excepted: that is `CancellationError`), and
+/// ``HTTPNetworkService`` wraps it in ``NetworkError`` with kind ``NetworkError/Kind/transport(_:)``;
+/// ``Code/authenticationFailed`` and ``Code/unexpectedNotModified`` become the status kinds they
+/// stand for.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// The category of a transport failure.
     public enum Code: Sendable, Hashable {
@@ -39,6 +42,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         /// The response (its decoded body, or its header section) is larger than the limit
         /// configured for it; the connection was closed. See ``ResponseLimits``.
         case responseTooLarge
+        /// A 401 could not be recovered by ``ReauthTransport``: the token refresh failed, timed
+        /// out, or its loop guard tripped. ``TransportError/underlyingError`` is the
+        /// ``ReauthError`` and ``TransportError/response`` the 401 as received.
+        /// ``HTTPNetworkService`` throws it as ``NetworkError`` `.httpStatusError(.unauthorized)`.
+        case authenticationFailed
+        /// A 304 Not Modified arrived at ``ETagTransport`` for a request it had no cached entry
+        /// for, so there is no body to return; ``TransportError/response`` is the 304.
+        /// ``HTTPNetworkService`` throws it as ``NetworkError/Kind/unexpectedNotModified``.
+        case unexpectedNotModified
         /// Anything else; ``TransportError/underlyingError`` has the details.
         case other
     }
@@ -51,13 +63,21 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The platform error this was mapped from, such as a `URLError`.
     public let underlyingError: (any Error)?
+    /// The HTTP response that a decorator could not turn into a result (the 401 of
+    /// ``Code/authenticationFailed``, the 304 of ``Code/unexpectedNotModified``), with its
+    /// headers and body; `nil` when no response was received.
+    public let response: HTTPErrorResponse?
 
     /// Creates a transport error.
-    public init(_ code: Code, url: URL?, message: String, underlyingError: (any Error)? = nil) {
+    public init(
+        _ code: Code, url: URL?, message: String, underlyingError: (any Error)? = nil,
+        response: HTTPErrorResponse? = nil
+    ) {
         self.code = code
         self.url = url
         self.message = message
         self.underlyingError = underlyingError
+        self.response = response
     }
 
     /// The code and message.

@@ -62,13 +62,15 @@ public enum NetworkError: Error, Equatable {
     }
 
     /// `error` as a ``NetworkError`` where one applies (unreachable network, TLS, a request the
-    /// transport refused to send), else `error`.
+    /// transport refused to send, a 401 a `ReauthTransport` in the stack could not recover),
+    /// else `error`.
     public static func mapping(_ error: any Error) -> any Error {
         if error is NetworkError || error is HttpError || error is CancellationError { return error }
         if let transport = error as? TransportError {
             switch transport.code {
             case .tlsFailure, .pinMismatch: return NetworkError.invalidSSL(transport)
             case .invalidRequest: return NetworkError.serialization(transport)
+            case .authenticationFailed: return NetworkError.unauthenticated
             case .cannotResolveHost, .cannotConnect, .connectionLost, .notConnectedToInternet:
                 return NetworkError.noInternet(transport)
             default: return transport

@@ -103,8 +103,17 @@ struct ETagTransportTests {
         await #expect {
             try await transport().data(for: URLRequest(url: server.url("/odd")))
         } throws: { error in
-            (error as? NetworkError)?.kind == .unexpectedNotModified
+            (error as? TransportError)?.code == .unexpectedNotModified
+                && (error as? TransportError)?.response?.statusCode == 304
         }
+        let service = HTTPNetworkService(transport: transport())
+        await #expect {
+            try await service.requestVoid(
+                to: Endpoint(path: "/odd", method: .get), via: DefaultAPIEnvironment(baseURL: server.baseURL))
+        } throws: { error in
+            (error as? NetworkError)?.kind == .unexpectedNotModified && (error as? NetworkError)?.statusCode == 304
+        }
+        #expect(server.receivedRequests.count == 2)
     }
 
     @Test("A DiskETagStore serves revalidations across transport instances")

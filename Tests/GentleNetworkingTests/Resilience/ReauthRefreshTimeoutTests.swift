@@ -108,7 +108,9 @@ struct ReauthRefreshTimeoutTests {
         ) {
             try await Task.sleep(nanoseconds: 3_600 * 1_000_000_000)
         }
-        let error = await #expect(throws: NetworkError.self) { try await hung.data(for: Self.request(server)) }
+        let error = await #expect(throws: TransportError.self) { try await hung.data(for: Self.request(server)) }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.response?.statusCode == 401, "the 401 as received is attached")
         #expect((error?.underlyingError as? ReauthError)?.code == .refreshTimedOut)
         #expect(sleeps.current == [120])
 

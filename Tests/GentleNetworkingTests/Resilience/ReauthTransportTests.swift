@@ -108,6 +108,22 @@ struct ReauthTransportTests {
         #expect(api.dataRequests.count == 10, "nothing was retried after the failed refresh")
     }
 
+    @Test("Below the service, a failed refresh is a TransportError carrying the 401 and the ReauthError")
+    func failedRefreshIsTransportError() async throws {
+        let api = try AuthAPI(refreshStatus: 500)
+        defer { api.server.shutdown() }
+        let stack = makeStack(api)
+        var request = URLRequest(url: api.server.url("/data"))
+        request.setValue("Bearer t0", forHTTPHeaderField: "Authorization")
+        let error = await #expect(throws: TransportError.self) { try await stack.reauth.data(for: request) }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.response?.statusCode == 401)
+        #expect(error?.response?.bodyText == #"{"error":"token expired"}"#)
+        #expect((error?.underlyingError as? ReauthError)?.code == .refreshFailed)
+        #expect(api.refreshCount == 1)
+        #expect(api.dataRequests.count == 1, "nothing was retried after the failed refresh")
+    }
+
     @Test("A 401 for a request sent with an older token is retried with the current one, no refresh")
     func olderTokenRace() async throws {
         let api = try AuthAPI()
