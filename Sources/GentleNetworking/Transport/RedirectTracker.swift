@@ -50,6 +50,22 @@ struct RedirectTracker: Sendable {
         return stripped
     }
 
+    /// Where `response`'s `Location` points, resolved against its URL, when that is an `http` or
+    /// `https` URL; `nil` for no `Location` or any other scheme (`file:`, `ftp:`, `data:`...).
+    ///
+    /// Both transports decide with it, so a redirect that leaves HTTP is never followed and its
+    /// 3xx is the response. (corelibs' URLSession would turn `file:///etc/passwd` into a request
+    /// for `/etc/passwd` on the same server.)
+    static func httpTarget(of response: HTTPURLResponse, for request: URLRequest?) -> URL? {
+        guard let location = response.value(forHTTPHeaderField: "Location"),
+            let target = URL(string: location, relativeTo: response.url ?? request?.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else {
+            return nil
+        }
+        return target
+    }
+
     /// The request to send after `response` redirected `request`, or `nil` when `response` is
     /// not a followable redirect (no `Location`, or a status such as 304).
     ///
@@ -57,9 +73,7 @@ struct RedirectTracker: Sendable {
     /// body), and 307 and 308 keep the method and body (RFC 9110 §15.4).
     func nextRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
         guard Self.redirectStatuses.contains(response.statusCode),
-            let location = response.value(forHTTPHeaderField: "Location"),
-            let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            let target = Self.httpTarget(of: response, for: request)
         else {
             return nil
         }

@@ -115,14 +115,19 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         let lowered = message.lowercased()
         func has(_ fragments: String...) -> Bool { fragments.contains { lowered.contains($0) } }
         if lowered.contains("transfer closed with") && lowered.contains("remaining") { return .truncatedBody }
-        if has("too large response headers", "header too large", "header overflow", "maximum file size exceeded") {
+        // libcurl before 8.6 reports its own size caps (a header line above 100 KiB) as out of
+        // memory; corelibs passes only that message on.
+        if has(
+            "too large response headers", "header too large", "header overflow", "maximum file size exceeded",
+            "out of memory", "avoided giant realloc")
+        {
             return .responseTooLarge
         }
         if has(
             "received http/0.9", "unsupported response code", "weird server reply", "unsupported http version",
             "invalid status line", "chunked-encoded data", "hexadecimal", "content-length",
             "unrecognized content encoding",
-            "error while processing content unencoding", "invalid http header")
+            "error while processing content unencoding", "invalid http header", "header without colon")
         {
             return .badResponse
         }

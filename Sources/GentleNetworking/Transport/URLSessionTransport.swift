@@ -387,8 +387,12 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         touch()
         let next = state.withLock { state -> URLRequest? in
             guard state.tracker.maxRedirects > 0 else { return nil }
-            guard let url = newRequest.url, (try? RequestValidator.validateURL(url)) != nil else {
-                return nil  // not http(s): the 3xx is the response, as on CurlTransport
+            // Not http(s), as the server wrote it or as corelibs resolved it: the 3xx is the
+            // response, as on CurlTransport.
+            guard RedirectTracker.httpTarget(of: response, for: task.originalRequest) != nil,
+                let url = newRequest.url, (try? RequestValidator.validateURL(url)) != nil
+            else {
+                return nil
             }
             do throws(TransportError) {
                 try state.tracker.follow(to: newRequest.url)

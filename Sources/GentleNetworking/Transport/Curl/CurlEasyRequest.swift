@@ -21,6 +21,14 @@
         let transferNumber: UInt64
         private let pool: CurlHandlePool
         private var headerList: UnsafeMutablePointer<curl_slist>?
+        /// libcurl's detailed message for a failed transfer (`CURLOPT_ERRORBUFFER`): it tells a
+        /// chunked-encoding error from a lost connection, which share one `CURLcode`. Written by
+        /// libcurl on the loop thread only, read there in ``finish(_:)``.
+        private let errorBuffer: UnsafeMutablePointer<CChar> = {
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+            buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+            return buffer
+        }()
         private var body = Data()
         private let sink: Sink
         private let source: Source
@@ -133,6 +141,7 @@
 
         deinit {
             if case .stream = sink { Self.live.withLock { $0 -= 1 } }
+            errorBuffer.deallocate()
         }
 
         private func configure(url: URL, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
@@ -145,6 +154,7 @@
             }
             try check(gn_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString), "the URL")
             try check(gn_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+            try check(gn_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "ERRORBUFFER")
             try check(gn_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
             // Only HTTP(S), whatever the URL or a redirect says (redirects are followed by us,
             // and checked again, but libcurl is restricted too).
@@ -417,7 +427,9 @@
 
         /// Called on the event-loop thread when libcurl is done with the transfer.
         func finish(_ code: CURLcode) {
-            let libcurlFailure = code == CURLE_OK ? nil : CurlTransport.error(for: code, url: request.url)
+            let libcurlFailure =
+                code == CURLE_OK
+                ? nil : CurlTransport.error(for: code, url: request.url, detail: String(cString: errorBuffer))
             if libcurlFailure == nil, let last = lastProgress {
                 // Make the final callback report completion, whatever libcurl's last tick saw.
                 let received = last.expectedBytesToReceive ?? last.bytesReceived
@@ -440,6 +452,8 @@
 
         /// Frees the handle and header list. Call once, after libcurl is done with the handle.
         func cleanup() {
+            // The buffer goes with this request; a pooled handle must not keep pointing at it.
+            _ = gn_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
             pool.give(handle)
             // The request owns its file descriptors, so they are closed only once libcurl can no
             // longer call back into them.

@@ -326,8 +326,26 @@
         }
 
         /// Maps a libcurl result to a typed error.
-        static func error(for code: CURLcode, url: URL?) -> TransportError {
-            let message = String(cString: curl_easy_strerror(code))
+        ///
+        /// `detail` is libcurl's message for this transfer (its error buffer), empty when it
+        /// wrote none. It refines codes that stand for several faults: `CURLE_RECV_ERROR` is both
+        /// a reset connection and a broken chunked encoding, and `CURLE_OUT_OF_MEMORY` is how
+        /// libcurl before 8.6 reports a header line above its own 100 KiB limit.
+        static func error(for code: CURLcode, url: URL?, detail: String = "") -> TransportError {
+            let summary = String(cString: curl_easy_strerror(code))
+            let message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
+            var mapped = baseCode(for: code)
+            if mapped == .connectionLost || mapped == .other, !detail.isEmpty {
+                let refined = TransportError.classifyUnknown(detail)
+                if refined != .other { mapped = refined }
+            }
+            if code == CURLE_OUT_OF_MEMORY { mapped = .responseTooLarge }
+            return TransportError(
+                mapped, url: url, message: "\(message) (libcurl error \(code.rawValue))",
+                underlyingError: CurlError(code: Int(code.rawValue), message: message))
+        }
+
+        private static func baseCode(for code: CURLcode) -> TransportError.Code {
             let mapped: TransportError.Code
             switch code {
             case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: mapped = .cannotResolveHost
@@ -345,9 +363,7 @@
                 mapped = .badResponse
             default: mapped = .other
             }
-            return TransportError(
-                mapped, url: url, message: "\(message) (libcurl error \(code.rawValue))",
-                underlyingError: CurlError(code: Int(code.rawValue), message: message))
+            return mapped
         }
     }
 

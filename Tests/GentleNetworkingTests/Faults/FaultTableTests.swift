@@ -1,0 +1,141 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The fault table: every way a peer (or a careless caller) can break an exchange, run against
+/// every transport over real sockets, one case at a time. Each case must end in its expected
+/// outcome, within a time limit, with no descriptor or thread left behind (counted from
+/// `/proc/self` before and after). The table is printed, and written where
+/// `GENTLE_FAULT_TABLE` points (`scripts/fault-table` prints it).
+///
+/// It runs in a `swift test` invocation of its own (`scripts/test`), so the counts are this
+/// suite's alone.
+@Suite("The fault table, on every transport", .serialized)
+struct FaultTableTests {
+    /// No case may take longer than this, even under ThreadSanitizer on a starved machine.
+    static let caseTimeLimit: TimeInterval = 240
+
+    @Test("Every fault ends in its typed outcome on every transport, with no leaked descriptor or thread")
+    func faultTable() async throws {
+        let pki = try await TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        let fixtures = try FaultCatalog.TLSFixtures(pki)
+        let cases = FaultCatalog.transportCases(pki: fixtures)
+        try await warmUp()
+        // The TLS rows that trust the test CA fail for their own reason: with it, a valid chain passes.
+        #if canImport(CCurl)
+            #expect(try await FaultCatalog.trustedControl(fixtures) == 200)
+        #endif
+
+        var rows: [FaultRow] = []
+        for faultCase in cases {
+            var row = FaultRow(name: faultCase.name, expected: faultCase.expected, knownLeaks: faultCase.knownLeaks)
+            for kind in TransportKind.all {
+                let before = ProcessResources.now()
+                let start = DispatchTime.now()
+                let observation: FaultObservation
+                do {
+                    observation = try await withTimeLimit(Self.caseTimeLimit) { try await faultCase.run(kind) }
+                } catch {
+                    observation = FaultObservation(outcome: .unexpected("the case itself failed: \(error)"))
+                }
+                row.slowest = max(row.slowest, seconds(since: start))
+                row.outcomes[kind] = observation
+                let after = await ProcessResources.settled(to: before)
+                row.leftover[kind] = (after.descriptors - before.descriptors, after.threads - before.threads)
+            }
+            rows.append(row)
+        }
+        FaultReport.publish(FaultReport.transportTable(rows))
+
+        for row in rows {
+            for kind in TransportKind.all {
+                let observed = try #require(row.outcomes[kind])
+                #expect(observed.outcome == row.expected, "\(row.name) on \(kind): \(observed.outcome)")
+                #expect(observed.problems.isEmpty, "\(row.name) on \(kind): \(observed.problems)")
+                let left = try #require(row.leftover[kind])
+                let allowed = row.knownLeaks[kind] == nil ? 0 : FaultCase.knownLeakBound
+                #expect(left.descriptors <= allowed, "\(row.name) on \(kind): \(left.descriptors) descriptors leaked")
+                #expect(left.threads <= 0, "\(row.name) on \(kind): \(left.threads) threads leaked")
+            }
+        }
+    }
+
+    /// One exchange on each transport first, so that what the platform creates once per process
+    /// (corelibs' work queue threads, libcurl's global state) is in the baseline, not a leak.
+    private func warmUp() async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/warm", .ok(body: Data("ok".utf8)))
+        for kind in TransportKind.all {
+            _ = try await makeHostileTransport(kind).data(for: URLRequest(url: server.url("/warm")))
+        }
+    }
+}
+
+/// Runs `operation`, failing with a timeout error if it has not finished after `seconds`: a hang
+/// becomes a row of the table rather than a stuck test run.
+func withTimeLimit<T: Sendable>(
+    _ seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            throw TimeLimitExceeded(seconds: seconds)
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw TimeLimitExceeded(seconds: seconds) }
+        return first
+    }
+}
+
+/// A fault case that did not finish in time: a hang.
+struct TimeLimitExceeded: Error, CustomStringConvertible {
+    let seconds: TimeInterval
+    var description: String { "hung: no outcome after \(Int(seconds)) s" }
+}
+
+/// Formats and writes the tables.
+enum FaultReport {
+    static func transportTable(_ rows: [FaultRow]) -> String {
+        let kinds = TransportKind.all
+        let names: [TransportKind: String] = [.curl: "`CurlTransport`", .urlSession: "`URLSessionTransport`"]
+        var lines = [
+            "| Fault | Expected | " + kinds.map { names[$0] ?? "\($0)" }.joined(separator: " | ")
+                + " | Slowest | Leaked fd / threads |",
+            "|---|---|" + String(repeating: "---|", count: kinds.count) + "---|---|",
+        ]
+        var footnotes: [String] = []
+        for row in rows {
+            for (kind, reason) in row.knownLeaks.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                footnotes.append("- Known leak, \(row.name) on \(kind): \(reason)")
+            }
+            let leaks = Set(kinds.map { row.leaks($0) })
+            lines.append(
+                "| \(row.name) | \(row.expected) | " + kinds.map { row.cell($0) }.joined(separator: " | ")
+                    + " | \(String(format: "%.2f", row.slowest)) s | \(leaks.count == 1 ? leaks.first ?? "" : leaks.filter { $0 != "none" }.sorted().joined(separator: "; ")) |"
+            )
+        }
+        return (lines + (footnotes.isEmpty ? [] : [""] + footnotes)).joined(separator: "\n")
+    }
+
+    /// Prints `table` and appends it to the file `GENTLE_FAULT_TABLE` names, if any.
+    static func publish(_ table: String) {
+        print("\n" + table + "\n")
+        guard let path = ProcessInfo.processInfo.environment["GENTLE_FAULT_TABLE"], !path.isEmpty else { return }
+        let data = Data((table + "\n\n").utf8)
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(data)
+            handle.closeFile()
+        } else {
+            _ = FileManager.default.createFile(atPath: path, contents: data)
+        }
+    }
+}
