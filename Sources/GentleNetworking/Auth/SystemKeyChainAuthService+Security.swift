@@ -15,6 +15,12 @@
     ///   with `errSecInteractionNotAllowed`. *ThisDeviceOnly*: the token is never restored from a
     ///   backup onto another device and never synchronized through iCloud Keychain.
     ///
+    /// On macOS the data protection keychain needs the program to be signed with a keychain
+    /// entitlement (an app's application identifier does it); an unsigned or ad-hoc-signed
+    /// command-line tool gets `errSecMissingEntitlement` (-34018), thrown as
+    /// ``CredentialStoreError`` `.keychainFailure(-34018)`. Such tools use
+    /// ``SystemKeyChainAuthService/init(service:account:fileStore:)`` instead.
+    ///
     /// Every save sets the accessibility class again, so an item written by an earlier version
     /// (`AfterFirstUnlock`, which travels in backups) is moved to this class on the next save.
     /// On macOS, an item an earlier version wrote to the file-based keychain is not read (that
