@@ -3,13 +3,36 @@
     import Security
 
     /// Keychain access for ``SystemKeyChainAuthService`` on Apple platforms: one generic
-    /// password per service and account, accessible after first unlock.
+    /// password per service and account.
+    ///
+    /// - **The data protection keychain on macOS** (`kSecUseDataProtectionKeychain` = `true`,
+    ///   macOS 10.15+, so always available at our macOS 12 minimum): items behave as on iOS,
+    ///   protected by the class below instead of the login keychain's access lists. Other
+    ///   platforms always use it and ignore the key.
+    /// - **`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`**: readable once the device has
+    ///   been unlocked after a restart, so background work (a background transfer, a refresh
+    ///   while the screen is locked) can still authorize; `WhenUnlocked` would make those fail
+    ///   with `errSecInteractionNotAllowed`. *ThisDeviceOnly*: the token is never restored from a
+    ///   backup onto another device and never synchronized through iCloud Keychain.
+    ///
+    /// On macOS the data protection keychain needs the program to be signed with a keychain
+    /// entitlement (an app's application identifier does it); an unsigned or ad-hoc-signed
+    /// command-line tool gets `errSecMissingEntitlement` (-34018), thrown as
+    /// ``CredentialStoreError`` `.keychainFailure(-34018)`. Such tools use
+    /// ``SystemKeyChainAuthService/init(service:account:fileStore:)`` instead.
+    ///
+    /// Every save sets the accessibility class again, so an item written by an earlier version
+    /// (`AfterFirstUnlock`, which travels in backups) is moved to this class on the next save.
+    /// On macOS, an item an earlier version wrote to the file-based keychain is not read (that
+    /// could prompt the user); a delete removes it too.
     enum KeychainStore {
+        /// The item, in the data protection keychain.
         private static func baseQuery(service: String, account: String) -> [String: Any] {
             [
                 kSecClass as String: kSecClassGenericPassword,
                 kSecAttrService as String: service,
                 kSecAttrAccount as String: account,
+                kSecUseDataProtectionKeychain as String: true,
             ]
         }
 
@@ -28,21 +51,31 @@
         }
 
         static func save(_ token: String, service: String, account: String) throws {
-            let base = baseQuery(service: service, account: account)
+            let query = baseQuery(service: service, account: account)
             let attributes: [String: Any] = [
                 kSecValueData as String: Data(token.utf8),
-                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
             ]
-            var status = SecItemUpdate(base as CFDictionary, attributes as CFDictionary)
+            var status = SecItemUpdate(query as CFDictionary, attributes as CFDictionary)
             if status == errSecItemNotFound {
-                status = SecItemAdd(base.merging(attributes) { $1 } as CFDictionary, nil)
+                status = SecItemAdd(query.merging(attributes) { $1 } as CFDictionary, nil)
+                if status == errSecDuplicateItem {
+                    // Another save added it between our update and add: update that one.
+                    status = SecItemUpdate(query as CFDictionary, attributes as CFDictionary)
+                }
             }
             guard status == errSecSuccess else { throw failure(status, "save") }
         }
 
         static func delete(service: String, account: String) throws {
-            let status = SecItemDelete(baseQuery(service: service, account: account) as CFDictionary)
+            let query = baseQuery(service: service, account: account)
+            let status = SecItemDelete(query as CFDictionary)
             guard status == errSecSuccess || status == errSecItemNotFound else { throw failure(status, "delete") }
+            // macOS: an earlier version's item in the file-based keychain (elsewhere this query is
+            // the same item again, already gone). Best effort: it may not exist or be ours to delete.
+            var legacy = query
+            legacy.removeValue(forKey: kSecUseDataProtectionKeychain as String)
+            _ = SecItemDelete(legacy as CFDictionary)
         }
 
         private static func failure(_ status: OSStatus, _ operation: String) -> CredentialStoreError {

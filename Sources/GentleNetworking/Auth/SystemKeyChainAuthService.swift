@@ -2,8 +2,12 @@ import Foundation
 
 /// The built-in auth service: keeps a bearer token in the platform's secure store.
 ///
-/// - On Apple platforms it is a Keychain generic password, readable after first unlock
-///   (see `SystemKeyChainAuthService+Security.swift`).
+/// - On Apple platforms it is a Keychain generic password in the data protection keychain
+///   (also on macOS), `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: readable by background
+///   work once the device was unlocked after a restart, never restored from a backup onto
+///   another device, never synchronized (see `SystemKeyChainAuthService+Security.swift`). On
+///   macOS this needs a keychain entitlement: an unsigned command-line tool gets
+///   ``CredentialStoreError`` `.keychainFailure(-34018)` and should pass a ``FileCredentialStore``.
 /// - On Linux it is a ``FileCredentialStore``: a mode-0600 file in a mode-0700 directory under
 ///   `$XDG_CONFIG_HOME` (or `~/.config`), written atomically, refused when its permissions are
 ///   too open. The token is cached in memory and the file re-read only when it changes (two

@@ -2,6 +2,10 @@
     import Foundation
     import Security
 
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking  // the Apple type-check only (AppleCheck/)
+    #endif
+
     extension PinningTransport {
         /// A URLSession whose delegate enforces the pins, wrapped in ``URLSessionTransport``, and
         /// wrapped again so that a refused evaluation surfaces as ``TransportError``
@@ -17,7 +21,26 @@
             let ledger = TrustFailureLedger()
             let delegate = PinningSessionDelegate(requirements: requirements, ledger: ledger)
             let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
-            return TrustFailureReportingTransport(inner: URLSessionTransport(session: session), ledger: ledger)
+            return TrustFailureReportingTransport(inner: OwnedSessionTransport(session: session), ledger: ledger)
+        }
+    }
+
+    /// A ``URLSessionTransport`` over a session made for it alone. A session holds its delegate
+    /// strongly until it is invalidated, so the session is invalidated when the transport goes
+    /// (a request in flight keeps the transport alive until it ends).
+    final class OwnedSessionTransport: HTTPTransportProtocol {
+        private let inner: URLSessionTransport
+
+        init(session: URLSession) {
+            inner = URLSessionTransport(session: session)
+        }
+
+        deinit {
+            inner.session.finishTasksAndInvalidate()
+        }
+
+        func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            try await inner.data(for: request)
         }
     }
 
@@ -60,14 +83,24 @@
             let pinnedCertificates = required.pinnedCertificates.compactMap {
                 SecCertificateCreateWithData(nil, $0 as CFData)
             }
+            // Fail closed: pins that cannot be read are no reason to accept any certificate.
+            if !required.pinnedCertificates.isEmpty, pinnedCertificates.isEmpty {
+                return TrustEvaluationFailure(
+                    reason: .untrustedChain, message: "No pinned certificate for \(host) is valid DER.")
+            }
+            var statuses: [OSStatus] = []
             if required.performDefaultValidation {
-                SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
+                statuses.append(SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)))
             } else {
-                SecTrustSetPolicies(trust, SecPolicyCreateBasicX509())
+                statuses.append(SecTrustSetPolicies(trust, SecPolicyCreateBasicX509()))
                 if !pinnedCertificates.isEmpty {
-                    SecTrustSetAnchorCertificates(trust, pinnedCertificates as CFArray)
-                    SecTrustSetAnchorCertificatesOnly(trust, true)
+                    statuses.append(SecTrustSetAnchorCertificates(trust, pinnedCertificates as CFArray))
+                    statuses.append(SecTrustSetAnchorCertificatesOnly(trust, true))
                 }
+            }
+            if let status = statuses.first(where: { $0 != errSecSuccess }) {
+                return TrustEvaluationFailure(
+                    reason: .untrustedChain, message: "The trust of \(host) could not be set up (status \(status)).")
             }
             let mustValidate = required.performDefaultValidation || !pinnedCertificates.isEmpty
             if mustValidate {
@@ -90,7 +123,12 @@
                     }
                 }
             }
-            guard !keyPins.isEmpty else { return nil }
+            // A key pin is expected when key hashes are pinned, or certificates are pinned next to
+            // default validation; then a leaf matching none of them (or no readable pin) fails.
+            let expectsKeyPin =
+                !required.pinnedKeyHashes.isEmpty
+                || (required.performDefaultValidation && !required.pinnedCertificates.isEmpty)
+            guard expectsKeyPin else { return nil }
             let leafDER = SecCertificateCopyData(leaf) as Data
             guard let leafHash = try? CertificatePinning.publicKeyHash(ofCertificateDER: leafDER),
                 keyPins.contains(leafHash)

@@ -36,7 +36,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// The limit on a whole exchange in seconds; `nil` (the default) for none beyond the
     /// session's `timeoutIntervalForResource`, which this transport enforces too.
     public let totalTimeout: TimeInterval?
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
         /// the exchanges run on a session made from `session`'s configuration whose delegate
         /// routes each task's events to its call. `nil` when `session` has a delegate of its
@@ -63,12 +63,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         self.maxRedirects = max(0, maxRedirects)
         self.limits = limits
         self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
-        #if !canImport(Darwin)
+        #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
             self.routed = Locked(session.delegate == nil ? .notYetMade : .notUsed)
         #endif
     }
 
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
         /// The routed session, made the first time it is needed (corelibs may block creating it).
         private static func routedSession(
             _ routed: Locked<RoutedSession>, for session: URLSession
@@ -91,7 +91,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     #endif
 
     deinit {
-        #if !canImport(Darwin)
+        #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
             // The session holds its delegate strongly until it is invalidated; corelibs may block
             // the call on its work queue, so it is made off the caller's (cooperative) thread.
             if case .made(let routedSession, _) = routed.current {
@@ -123,7 +123,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 call.setContinuation(continuation)
-                #if canImport(Darwin)
+                #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
                     let task = session.dataTask(with: sent)
                     task.delegate = call
                     call.start(task)
@@ -231,7 +231,7 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         let task = state.withLock { $0.task }
         complete(.failure(error))
         guard let task else { return }
-        #if canImport(Darwin)
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             task.cancel()
         #else
             if fromDelegate {
@@ -405,7 +405,7 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(next)
     }
 
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
         /// corelibs answers a 401 with `WWW-Authenticate` by asking for credentials and, with no
         /// delegate to answer, never completes. We send credentials as headers only, so the
         /// challenge is declined and the 401 is delivered as the response. (On Apple platforms
@@ -477,7 +477,7 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     }
 }
 
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
     /// The delegate of a ``URLSessionTransport``'s routed session (Linux): hands each task's
     /// events to its ``SessionCall``, and forgets the call when the task completes.
     private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
@@ -537,7 +537,7 @@ private final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     }
 #endif
 
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
     /// Whether a ``URLSessionTransport`` on Linux sends through its own routed session.
     private enum RoutedSession: @unchecked Sendable {
         // @unchecked: URLSession and the router are thread-safe; the enum is kept in a `Locked`.

@@ -1,11 +1,20 @@
 // Apple platforms only: downloads and uploads through a background URLSession, which keeps
 // going while the app is suspended. (Linux has no background sessions; there the engine uses
-// libcurl through FileTransferTransport.) Not compiled on Linux.
-#if canImport(Darwin)
+// libcurl through FileTransferTransport.) Not compiled on Linux, except by the Apple type-check
+// (AppleCheck/, which defines GENTLE_APPLE_TYPECHECK).
+#if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
     import Foundation
     import GentleNetworking
 
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking  // the Apple type-check only
+    #endif
+
     /// A background `URLSession` and the delegate that turns its callbacks into async results.
+    ///
+    /// Exactly one per identifier per process (``session(identifier:)``): the system allows one
+    /// session per background identifier, and a second one with the same identifier misses the
+    /// first one's events.
     final class BackgroundTransferSession: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate,
         @unchecked Sendable
     {
@@ -20,22 +29,43 @@
 
         private let lock = NSLock()
         private var transfers: [Int: Transfer] = [:]
-        private lazy var session = URLSession(
-            configuration: .background(withIdentifier: "gentle.ynetwork.background.\(UUID().uuidString)"),
-            delegate: self, delegateQueue: nil)
 
-        static let shared = BackgroundTransferSession()
+        /// The sessions by identifier, each made the first time it is asked for (never released:
+        /// a background session lives as long as the process).
+        private static let sessions = OncePerKey<(URLSession, BackgroundTransferSession)>()
 
-        func download(
-            _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
-        ) async throws -> URLResponse {
-            try await run(session.downloadTask(with: request), destination: destination, progress: progress).1
+        private override init() {}
+
+        /// The one session for `identifier` in this process (made on first use, however many
+        /// callers ask at once), and the delegate that owns its transfers.
+        static func session(identifier: String) -> (URLSession, BackgroundTransferSession) {
+            sessions.value(for: identifier) { identifier in
+                let delegate = BackgroundTransferSession()
+                let session = URLSession(
+                    configuration: .background(withIdentifier: identifier), delegate: delegate, delegateQueue: nil)
+                return (session, delegate)
+            }
         }
 
-        func upload(
-            _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
+        /// Downloads `request` to `destination` on the background session `identifier`.
+        static func download(
+            _ request: URLRequest, to destination: URL, identifier: String,
+            progress: (@Sendable (TransferProgress) -> Void)?
+        ) async throws -> URLResponse {
+            let (session, delegate) = session(identifier: identifier)
+            return try await delegate.run(
+                session.downloadTask(with: request), destination: destination, progress: progress
+            ).1
+        }
+
+        /// Uploads `file` with `request` on the background session `identifier`.
+        static func upload(
+            _ request: URLRequest, fromFile file: URL, identifier: String,
+            progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> (Data, URLResponse) {
-            try await run(session.uploadTask(with: request, fromFile: file), destination: nil, progress: progress)
+            let (session, delegate) = session(identifier: identifier)
+            return try await delegate.run(
+                session.uploadTask(with: request, fromFile: file), destination: nil, progress: progress)
         }
 
         private func run(

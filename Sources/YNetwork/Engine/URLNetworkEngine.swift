@@ -24,6 +24,8 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     private let givenTransport: (any HTTPTransportProtocol)?
     private let fileTransport: (any FileTransferTransport)?
     private let usesPlatformTransfers: Bool
+    /// The background session's identifier (Apple platforms); see ``init(transport:fileTransport:backgroundSessionIdentifier:)``.
+    public let backgroundSessionIdentifier: String
     private let lock = NSLock()
     private var configuredSession: URLSession?
     private var configuredTransport: (any HTTPTransportProtocol)?
@@ -36,10 +38,22 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     ///     session delegate.
     ///   - fileTransport: The transport for downloads, uploads and large multipart bodies;
     ///     `nil` (the default) derives it from `transport` as described above.
+    ///   - backgroundSessionIdentifier: Apple platforms, no transport given: the identifier of
+    ///     the background `URLSession` that carries downloads and uploads. `nil` (the default) or
+    ///     empty: the bundle identifier followed by `.gentle.ynetwork.background`. Engines with
+    ///     the same identifier share one session (a process may have only one per identifier);
+    ///     keep it the same across launches so the system can hand a relaunched app its transfers.
+    ///     Not used on Linux.
     public init(
-        transport: (any HTTPTransportProtocol)? = nil, fileTransport: (any FileTransferTransport)? = nil
+        transport: (any HTTPTransportProtocol)? = nil, fileTransport: (any FileTransferTransport)? = nil,
+        backgroundSessionIdentifier: String? = nil
     ) {
         self.givenTransport = transport
+        if let backgroundSessionIdentifier, !backgroundSessionIdentifier.isEmpty {
+            self.backgroundSessionIdentifier = backgroundSessionIdentifier
+        } else {
+            self.backgroundSessionIdentifier = Self.defaultBackgroundSessionIdentifier
+        }
         if let fileTransport {
             self.fileTransport = fileTransport
             self.usesPlatformTransfers = false
@@ -54,6 +68,16 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
 
     deinit {
         configuredSession?.finishTasksAndInvalidate()
+    }
+
+    /// The identifier of the background `URLSession` (Apple platforms) when none is given: the
+    /// main bundle's identifier followed by `.gentle.ynetwork.background`
+    /// (`gentle.ynetwork.background` in a process without one). Stable across launches, so the
+    /// system can hand a relaunched app the transfers it started.
+    public static var defaultBackgroundSessionIdentifier: String {
+        let suffix = "gentle.ynetwork.background"
+        guard let bundle = Bundle.main.bundleIdentifier, !bundle.isEmpty else { return suffix }
+        return bundle + "." + suffix
     }
 
     /// Builds the `URLSession` transport when the configuration has a session delegate and no
@@ -98,9 +122,10 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         if let fileTransport {
             return try await fileTransport.download(for: request, to: destination, progress: progress)
         }
-        #if canImport(Darwin)
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             if usesPlatformTransfers {
-                return try await BackgroundTransferSession.shared.download(request, to: destination, progress: progress)
+                return try await BackgroundTransferSession.download(
+                    request, to: destination, identifier: backgroundSessionIdentifier, progress: progress)
             }
         #endif
         return try await transport.downloadThroughMemory(for: request, to: destination, progress: progress)
@@ -115,9 +140,10 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
             let (data, response) = try await fileTransport.upload(for: request, fromFile: file, progress: progress)
             return (data, response)
         }
-        #if canImport(Darwin)
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             if usesPlatformTransfers {
-                return try await BackgroundTransferSession.shared.upload(request, fromFile: file, progress: progress)
+                return try await BackgroundTransferSession.upload(
+                    request, fromFile: file, identifier: backgroundSessionIdentifier, progress: progress)
             }
         #endif
         let (data, response) = try await transport.uploadThroughMemory(for: request, fromFile: file, progress: progress)
