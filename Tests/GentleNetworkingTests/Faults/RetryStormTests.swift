@@ -1,0 +1,108 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A 503 storm: 64 requests in flight through `RetryTransport` on each real transport, against a
+/// server that fails each of them twice (transient) or always (persistent). Retries must stay
+/// within the policy's budget (exactly the retries it allows, counted by the server) and must
+/// not synchronize: the jittered delays spread over their window instead of arriving together.
+/// The delay histogram is printed with the fault table.
+@Suite("503 storms: retries within budget, jittered apart", .serialized)
+struct RetryStormTests {
+    static let inFlight = 64
+    static let policy = RetryPolicy(maxRetries: 3, baseDelay: 0.2, maxDelay: 2)
+
+    struct Storm {
+        var statuses: [Int] = []
+        var requestsPerPath: [String: Int] = [:]
+        var delaysByRetry: [Int: [TimeInterval]] = [:]
+    }
+
+    /// Sends 64 concurrent GETs of `/storm/<n>` through a fresh `RetryTransport`; the server answers
+    /// 503 to the first `failures` attempts of each path, then 200.
+    func storm(_ kind: TransportKind, failures: Int) async throws -> Storm {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let attempts = Locked<[String: Int]>([:])
+        server.route("GET", prefix: "/storm/") { request in
+            let attempt = attempts.withLock { counts -> Int in
+                counts[request.path, default: 0] += 1
+                return counts[request.path, default: 0]
+            }
+            return attempt <= failures ? .text("busy", status: 503) : .text("ok")
+        }
+        let delays = Locked<[Int: [TimeInterval]]>([:])
+        let transport = RetryTransport(
+            inner: try kind.make(), policy: Self.policy,
+            onRetry: { event in delays.withLock { $0[event.retryNumber, default: []].append(event.delay) } })
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<Self.inFlight {
+                let url = server.url("/storm/\(index)")
+                group.addTask { try await transport.data(for: URLRequest(url: url)).1.statusCode }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        return Storm(statuses: statuses, requestsPerPath: attempts.current, delaysByRetry: delays.current)
+    }
+
+    @Test("64 in flight, each failing twice then succeeding: exactly 2 retries each, spread apart")
+    func transientStorm() async throws {
+        var report: [String] = []
+        for kind in TransportKind.all {
+            let storm = try await storm(kind, failures: 2)
+            #expect(storm.statuses == Array(repeating: 200, count: Self.inFlight), "\(kind)")
+            #expect(storm.requestsPerPath.count == Self.inFlight)
+            #expect(storm.requestsPerPath.values.allSatisfy { $0 == 3 }, "\(kind): \(storm.requestsPerPath)")
+            for (retry, window) in [(1, 0.2), (2, 0.4)] {
+                let delays = storm.delaysByRetry[retry] ?? []
+                #expect(delays.count == Self.inFlight, "\(kind): retry \(retry)")
+                #expect(delays.allSatisfy { $0 >= 0 && $0 < window }, "\(kind): retry \(retry) outside [0, \(window))")
+                // Not synchronized: nearly all distinct, and spread over the window (full jitter:
+                // uniform, so a quarter of the window in each quarter, give or take).
+                #expect(Set(delays).count >= Self.inFlight - 2, "\(kind): retry \(retry) delays collide")
+                let quarters = (0..<4).map { q in
+                    delays.filter { $0 >= window * Double(q) / 4 && $0 < window * Double(q + 1) / 4 }.count
+                }
+                #expect(quarters.allSatisfy { $0 >= 4 }, "\(kind): retry \(retry) quarters \(quarters)")
+                report.append(Self.histogram(of: delays, window: window, title: "\(kind), retry \(retry)"))
+            }
+        }
+        FaultReport.publish(
+            "503 storm, \(Self.inFlight) in flight, full jitter over 0.2 s × 2^n (each request: 503, 503, 200):\n\n"
+                + report.joined(separator: "\n\n"))
+    }
+
+    @Test("64 in flight against a server that is always 503: exactly maxRetries each, then the 503")
+    func persistentStorm() async throws {
+        for kind in TransportKind.all {
+            let storm = try await storm(kind, failures: .max)
+            #expect(storm.statuses == Array(repeating: 503, count: Self.inFlight), "\(kind)")
+            let total = storm.requestsPerPath.values.reduce(0, +)
+            #expect(total == Self.inFlight * (Self.policy.maxRetries + 1), "\(kind): the server saw \(total) requests")
+            #expect(storm.requestsPerPath.values.allSatisfy { $0 == Self.policy.maxRetries + 1 })
+        }
+    }
+
+    /// A text histogram of `delays` in eight buckets over `[0, window)`, in a code block.
+    static func histogram(of delays: [TimeInterval], window: TimeInterval, title: String) -> String {
+        let buckets = 8
+        var counts = Array(repeating: 0, count: buckets)
+        for delay in delays {
+            counts[min(buckets - 1, max(0, Int(delay / window * Double(buckets))))] += 1
+        }
+        var lines = ["```", title]
+        for (index, count) in counts.enumerated() {
+            let low = window * Double(index) / Double(buckets)
+            let high = window * Double(index + 1) / Double(buckets)
+            lines.append(
+                String(format: "%.3f–%.3f s ", low, high) + String(repeating: "#", count: count) + " \(count)")
+        }
+        lines.append("```")
+        return lines.joined(separator: "\n")
+    }
+}
