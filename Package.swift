@@ -56,7 +56,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GentleNetworkingTests",
-            dependencies: ["GentleNetworking", "GentleNetworkingTesting"]
+            // The compatibility modules for the fault table's rows through their APIs.
+            dependencies: ["GentleNetworking", "GentleNetworkingTesting", "JustNetworking", "YNetwork"]
         ),
         .testTarget(
             name: "JustNetworkingTests",
