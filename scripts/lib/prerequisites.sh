@@ -11,7 +11,8 @@ GENTLE_RUNTIME_PACKAGES=(libcurl4 libcurl4-openssl-dev pkg-config)
 #   nginx-light: the integration tests serve real ETags, TLS and HTTP/2 from nginx.
 #   openssl: the TLS tests generate their certificates.
 #   gzip, brotli, zstd: the decoding tests compress response bodies with the real tools.
-GENTLE_TEST_PACKAGES=(nginx-light openssl gzip brotli zstd)
+#   python3-yaml: scripts/check-workflows parses the CI workflows and .spi.yml with PyYAML.
+GENTLE_TEST_PACKAGES=(nginx-light openssl gzip brotli zstd python3-yaml)
 
 gentle_log() { printf '==> %s\n' "$*" >&2; }
 gentle_fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
