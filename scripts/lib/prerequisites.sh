@@ -11,7 +11,10 @@ GENTLE_RUNTIME_PACKAGES=(libcurl4 libcurl4-openssl-dev pkg-config)
 #   nginx-light: the integration tests serve real ETags, TLS and HTTP/2 from nginx.
 #   openssl: the TLS tests generate their certificates.
 #   gzip, brotli, zstd: the decoding tests compress response bodies with the real tools.
-GENTLE_TEST_PACKAGES=(nginx-light openssl gzip brotli zstd)
+#   curl: the hostile-server tests use the curl CLI as a real client; gentle-bench measures it.
+#   python3: the decoding and hostile-server tests make and inflate zlib streams with it.
+#   python3-yaml: scripts/check-workflows parses the CI workflows and .spi.yml with PyYAML.
+GENTLE_TEST_PACKAGES=(nginx-light openssl gzip brotli zstd curl python3 python3-yaml)
 
 gentle_log() { printf '==> %s\n' "$*" >&2; }
 gentle_fail() { printf 'error: %s\n' "$*" >&2; exit 1; }
