@@ -19,6 +19,10 @@ import Foundation
 ///   typed status error. When they run out on a transport error, the last error is thrown.
 /// - Cancelling the task interrupts a backoff sleep at once and throws `CancellationError`.
 /// - `onRetry`, when given, is told about every retry before its delay starts.
+/// - Retries draw on a ``RetryBudget`` shared by all requests of this transport (500 tokens, 5
+///   a retry, by default): in a storm of failures the server receives at most about 100 retries
+///   until successes refill it, however many requests are in flight. When the budget cannot pay
+///   for a retry, the response or error is returned as it is.
 public struct RetryTransport: HTTPTransportProtocol {
     /// The transport each attempt is sent through.
     public let inner: any HTTPTransportProtocol
@@ -28,6 +32,8 @@ public struct RetryTransport: HTTPTransportProtocol {
     public let clock: RetryClock
     /// Called before each retry's delay, such as for logging.
     public let onRetry: (@Sendable (RetryEvent) -> Void)?
+    /// The allowance of retries shared by this transport's requests.
+    public let budget: RetryBudget
 
     /// Creates a retrying transport.
     ///
@@ -36,16 +42,21 @@ public struct RetryTransport: HTTPTransportProtocol {
     ///   - policy: `RetryPolicy()` by default: 3 retries, 0.5 s base, 30 s cap, full jitter.
     ///   - clock: ``RetryClock/live`` by default.
     ///   - onRetry: `nil` by default.
+    ///   - budget: A new `RetryBudget()` by default (its own, for this transport); pass one
+    ///     budget to several transports to share it, or ``RetryBudget/unlimited()`` to let only
+    ///     the policy limit retries.
     public init(
         inner: any HTTPTransportProtocol = DefaultTransport.make(),
         policy: RetryPolicy = RetryPolicy(),
         clock: RetryClock = .live,
-        onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+        onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+        budget: RetryBudget = RetryBudget()
     ) {
         self.inner = inner
         self.policy = policy
         self.clock = clock
         self.onRetry = onRetry
+        self.budget = budget
     }
 
     /// Sends `request`, retrying as the policy decides.
@@ -55,13 +66,17 @@ public struct RetryTransport: HTTPTransportProtocol {
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var attempt = 0
         var previousDelay: TimeInterval?
+        var lastRetryCost = 0
         while true {
             try Task.checkCancellation()
             let outcome: RetryContext.Outcome
             let result: (Data, HTTPURLResponse)?
             do {
                 let (data, response) = try await inner.data(for: request)
-                if (200..<400).contains(response.statusCode) { return (data, response) }
+                if (200..<400).contains(response.statusCode) {
+                    budget.recordSuccess(afterRetryCosting: lastRetryCost)
+                    return (data, response)
+                }
                 result = (data, response)
                 outcome = .response(response)
             } catch {
@@ -73,14 +88,28 @@ public struct RetryTransport: HTTPTransportProtocol {
                 context, previousDelay: previousDelay, randomUnit: clock.randomUnit(), now: clock.now())
             switch decision {
             case .retry(let delay):
+                // When the budget is spent, what this attempt got is the answer.
+                guard let cost = budget.withdraw(forRetryAfter: outcome) else {
+                    return try Self.answer(result, outcome)
+                }
+                lastRetryCost = cost
                 onRetry?(RetryEvent(request: request, retryNumber: attempt + 1, delay: delay, outcome: outcome))
                 try await clock.sleep(delay)
                 previousDelay = delay
                 attempt += 1
             case .giveUp:
-                if let result { return result }
-                if case .failure(let error) = outcome { throw error }
+                return try Self.answer(result, outcome)
             }
+        }
+    }
+
+    /// The last attempt's response, or its error thrown.
+    private static func answer(
+        _ result: (Data, HTTPURLResponse)?, _ outcome: RetryContext.Outcome
+    ) throws -> (Data, HTTPURLResponse) {
+        switch outcome {
+        case .failure(let error): throw error
+        case .response(let response): return result ?? (Data(), response)
         }
     }
 }

@@ -9,8 +9,9 @@ import Testing
 
 /// A 503 storm: 64 requests in flight through `RetryTransport` on each real transport, against a
 /// server that fails each of them twice (transient) or always (persistent). Retries must stay
-/// within the policy's budget (exactly the retries it allows, counted by the server) and must
-/// not synchronize: the jittered delays spread over their window instead of arriving together.
+/// within budget: exactly the retries the policy allows (counted by the server), and with the
+/// default ``RetryBudget`` no more than it pays for across all requests. They must not
+/// synchronize: the jittered delays spread over their window instead of arriving together.
 /// The delay histogram is printed with the fault table.
 @Suite("503 storms: retries within budget, jittered apart", .serialized)
 struct RetryStormTests {
@@ -25,7 +26,7 @@ struct RetryStormTests {
 
     /// Sends 64 concurrent GETs of `/storm/<n>` through a fresh `RetryTransport`; the server answers
     /// 503 to the first `failures` attempts of each path, then 200.
-    func storm(_ kind: TransportKind, failures: Int) async throws -> Storm {
+    func storm(_ kind: TransportKind, failures: Int, budget: RetryBudget = .unlimited()) async throws -> Storm {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         let attempts = Locked<[String: Int]>([:])
@@ -39,7 +40,8 @@ struct RetryStormTests {
         let delays = Locked<[Int: [TimeInterval]]>([:])
         let transport = RetryTransport(
             inner: try kind.make(), policy: Self.policy,
-            onRetry: { event in delays.withLock { $0[event.retryNumber, default: []].append(event.delay) } })
+            onRetry: { event in delays.withLock { $0[event.retryNumber, default: []].append(event.delay) } },
+            budget: budget)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<Self.inFlight {
                 let url = server.url("/storm/\(index)")
@@ -85,6 +87,18 @@ struct RetryStormTests {
             let total = storm.requestsPerPath.values.reduce(0, +)
             #expect(total == Self.inFlight * (Self.policy.maxRetries + 1), "\(kind): the server saw \(total) requests")
             #expect(storm.requestsPerPath.values.allSatisfy { $0 == Self.policy.maxRetries + 1 })
+        }
+    }
+
+    @Test("The default budget: a server that is always 503 receives 100 retries in all, not 192")
+    func budgetedStorm() async throws {
+        for kind in TransportKind.all {
+            let storm = try await storm(kind, failures: .max, budget: RetryBudget())
+            #expect(storm.statuses == Array(repeating: 503, count: Self.inFlight), "\(kind)")
+            let retries = storm.requestsPerPath.values.reduce(0, +) - Self.inFlight
+            // 500 tokens at 5 a retry; no success ever refills the bucket.
+            #expect(retries == 100, "\(kind): \(retries) retries")
+            #expect(storm.requestsPerPath.values.allSatisfy { $0 <= Self.policy.maxRetries + 1 })
         }
     }
 
