@@ -4,7 +4,9 @@ import Foundation
 /// size with least-recently-used eviction.
 ///
 /// - Entries are written atomically (temporary file, then rename) with mode 0600 in a 0700
-///   directory, so a crash never leaves a half-written entry under a real name.
+///   directory, so a crash never leaves a half-written entry under a real name. The temporary
+///   files of writers that died before their rename are removed when the store first reads the
+///   directory.
 /// - A corrupt, truncated or foreign file is a cache miss (and is deleted), never a crash.
 /// - Recency survives restarts: reading an entry touches its file's modification time.
 /// - It is an actor, so any number of tasks may use one store at once.
@@ -88,6 +90,7 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     private func loadIndex() -> [String: (size: Int, lastUse: Date)] {
         if let index { return index }
+        AtomicFile.removeAbandonedTemporaries(in: directory.path, targetsEndingWith: "." + Self.fileExtension)
         var built: [String: (size: Int, lastUse: Date)] = [:]
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix("." + Self.fileExtension) {
