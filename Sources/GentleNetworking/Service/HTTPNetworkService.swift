@@ -176,12 +176,14 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let data: Data
         let deferred: DeferredResponse
         do {
-            if let limit = endpoint.maxResponseBytes {
-                (data, deferred) = try await ResponseLimits.withMaxBodyBytes(limit) {
+            (data, deferred) = try await Origin.withCredentialHeaders([authService.headerField]) {
+                if let limit = endpoint.maxResponseBytes {
+                    try await ResponseLimits.withMaxBodyBytes(limit) {
+                        try await deferredTransport.deferredData(for: request)
+                    }
+                } else {
                     try await deferredTransport.deferredData(for: request)
                 }
-            } else {
-                (data, deferred) = try await deferredTransport.deferredData(for: request)
             }
         } catch {
             throw mapped(error, request: request)
@@ -213,12 +215,13 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
         }
         do {
-            let (data, response) =
+            let (data, response) = try await Origin.withCredentialHeaders([authService.headerField]) {
                 if let bodyLimit {
                     try await ResponseLimits.withMaxBodyBytes(bodyLimit) { try await transport.data(for: request) }
                 } else {
                     try await transport.data(for: request)
                 }
+            }
             if logging { logger.log(.response(response, body: data, request: request, duration: elapsed())) }
             return (data, response)
         } catch {
