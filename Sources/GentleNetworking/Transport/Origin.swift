@@ -33,11 +33,11 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
     /// The further credential headers of the current task's requests, set by
-    /// ``withCredentialHeaders(_:operation:)``.
+    /// ``withCredentialHeaders(_:isolation:operation:)``.
     @TaskLocal static var additionalCredentialHeaders: [String] = []
 
     /// The headers a redirect to another origin must drop, for a request of the current task:
-    /// ``credentialHeaders`` and those named by ``withCredentialHeaders(_:operation:)``.
+    /// ``credentialHeaders`` and those named by ``withCredentialHeaders(_:isolation:operation:)``.
     static var credentialHeadersInForce: [String] {
         credentialHeaders + additionalCredentialHeaders
     }
@@ -45,13 +45,15 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// Runs `operation` with `names` treated as credential headers too, through any decorator
     /// stack: the transports drop them, like ``credentialHeaders``, on a redirect to another
     /// origin. ``HTTPNetworkService`` and ``ReauthTransport`` use it for their auth service's
-    /// ``AuthServiceProtocol/headerField`` (such as `X-API-Key`).
+    /// ``AuthServiceProtocol/headerField`` (such as `X-API-Key`), and YNetwork's manager for the
+    /// headers its session manager adds.
     ///
     /// - Parameters:
     ///   - names: Header names, compared case-insensitively.
+    ///   - isolation: The caller's actor, inherited.
     ///   - operation: The work whose requests they apply to.
-    public static func withCredentialHeaders<T: Sendable>(
-        _ names: [String], operation: () async throws -> T
+    public static func withCredentialHeaders<T>(
+        _ names: [String], isolation: isolated (any Actor)? = #isolation, operation: () async throws -> T
     ) async rethrows -> T {
         let added = names.filter { name in
             !credentialHeadersInForce.contains { $0.caseInsensitiveCompare(name) == .orderedSame }

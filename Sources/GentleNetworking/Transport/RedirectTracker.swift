@@ -20,7 +20,7 @@ struct RedirectTracker: Sendable {
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Creates a tracker; `credentialHeaders` defaults to the headers in force for the calling
-    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:operation:)``).
+    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:isolation:operation:)``).
     init(
         originalURL: URL?, maxRedirects: Int, credentialHeaders: [String] = Origin.credentialHeadersInForce
     ) {
