@@ -106,6 +106,19 @@ struct RedirectCredentialTests {
         #expect(server.requests(path: "/new").first?.header("X-API-Key") == "key-same")
     }
 
+    @Test("The scheme alone makes another origin: https and http on the same host and port differ")
+    func schemeIsPartOfTheOrigin() throws {
+        // No socket serves TLS and plain text on one port, so on the wire a downgrade always
+        // changes the port too (below); the scheme's own part is asserted here.
+        let secure = try #require(URL(string: "https://api.example.com:8443/a"))
+        let plain = try #require(URL(string: "http://api.example.com:8443/b"))
+        #expect(!Origin.isSameOrigin(secure, plain))
+        #expect(
+            !Origin.isSameOrigin(try #require(URL(string: "https://h/")), try #require(URL(string: "http://h:443/"))))
+        #expect(
+            Origin.isSameOrigin(try #require(URL(string: "https://h/x")), try #require(URL(string: "HTTPS://H:443/y"))))
+    }
+
     #if canImport(CCurl)
         @Test("https → http on another origin: the plain-text server gets no credentials (libcurl, nginx TLS)")
         func schemeDowngrade() async throws {
