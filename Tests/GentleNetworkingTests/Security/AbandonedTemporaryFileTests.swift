@@ -66,7 +66,7 @@ struct AbandonedTemporaryFileTests {
         let live = entry + ".tmp-\(getpid())-98"
         let foreign = "report.pdf.tmp-\(try Self.deadProcessID())-97"
         for name in [dead, live, foreign] {
-            try Self.plant(name, in: directory, "GNETAG1\n cached body with the token tok-abandoned-secret")
+            try Self.plant(name, in: directory, "GNETAG2\n cached body with the token tok-abandoned-secret")
         }
 
         let store = DiskETagStore(directory: directory)

@@ -158,7 +158,9 @@ struct CredentialLeakTests {
         let service = HTTPNetworkService(
             transport: ETagTransport(inner: try kind.make(), store: store),
             authService: InMemoryAuthService(token: Self.token))
-        let endpoint = Endpoint(path: "/cached", method: .get, requiresAuth: true, headers: Self.headers)
+        let endpoint = Endpoint(
+            path: "/cached", method: .get, query: [URLQueryItem(name: "api_key", value: Self.apiKey)],
+            requiresAuth: true, headers: Self.headers)
 
         for _ in 0..<2 {
             let model: Model = try await service.request(
