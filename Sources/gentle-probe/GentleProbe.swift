@@ -10,6 +10,9 @@ import GentleNetworking
 /// line with the outcome, the elapsed time and the peak resident memory.
 ///
 /// Usage: `gentle-probe <curl|urlsession> <url> <max-body-bytes>`
+///
+/// With `persist-writer` as its first argument it is instead the writer of the kill -9 tests
+/// (see ``PersistenceWriter``).
 @main
 struct GentleProbe {
     struct Outcome: Encodable {
@@ -22,6 +25,9 @@ struct GentleProbe {
 
     static func main() async {
         let arguments = CommandLine.arguments
+        if arguments.count > 1, arguments[1] == "persist-writer" {
+            await PersistenceWriter.run(Array(arguments.dropFirst(2)))
+        }
         guard arguments.count == 4, let url = URL(string: arguments[2]), let limit = Int64(arguments[3]) else {
             FileHandle.standardError.write(Data("usage: gentle-probe <curl|urlsession> <url> <max-body-bytes>\n".utf8))
             exit(2)

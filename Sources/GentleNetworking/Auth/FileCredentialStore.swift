@@ -17,6 +17,8 @@ import Foundation
 /// - A file or directory that other users can read or write is refused with
 ///   ``CredentialStoreError/Code/insecurePermissions``, as ssh does with private keys.
 /// - Writes are atomic: a temporary file in the same directory, flushed, then renamed over.
+///   Each save or delete first removes the temporary files of writers that died before their
+///   rename (a crash, `kill -9`), so no copy of a deleted credential stays behind.
 /// - A file that cannot be parsed is ``CredentialStoreError/Code/corruptFile`` and is never
 ///   overwritten: saving into it fails too, so nothing is silently lost.
 /// - The parsed file is kept in memory. Each read checks, with two `lstat` calls, that the
@@ -171,6 +173,7 @@ public struct FileCredentialStore: Sendable {
     private func writeEntries(_ entries: [String: String]) throws(CredentialStoreError) {
         let (directoryPath, filePath) = try paths()
         try Self.makeDirectory(directoryPath)
+        AtomicFile.removeAbandonedTemporaries(in: directoryPath, targetsEndingWith: "credentials.json")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let data: Data

@@ -4,9 +4,14 @@ import Foundation
 /// size with least-recently-used eviction.
 ///
 /// - Entries are written atomically (temporary file, then rename) with mode 0600 in a 0700
-///   directory, so a crash never leaves a half-written entry under a real name.
+///   directory, so a crash never leaves a half-written entry under a real name. The temporary
+///   files of writers that died before their rename are removed when the store first reads the
+///   directory.
 /// - A corrupt, truncated or foreign file is a cache miss (and is deleted), never a crash.
 /// - Recency survives restarts: reading an entry touches its file's modification time.
+/// - No credential is written: a file holds the SHA-256 of its key, not the key (whose URL may
+///   carry `?api_key=…`), and an entry's ``CachedResponse/url`` is not stored (it reads back as
+///   `nil`) when it has user info or a sensitive query value.
 /// - It is an actor, so any number of tasks may use one store at once.
 public actor DiskETagStore: ETagStoreProtocol {
     /// The directory holding the entries.
@@ -15,7 +20,7 @@ public actor DiskETagStore: ETagStoreProtocol {
     public let maxBytes: Int
 
     private var index: [String: (size: Int, lastUse: Date)]?
-    private static let magic = Data("GNETAG1\n".utf8)
+    private static let magic = Data("GNETAG2\n".utf8)
     private static let fileExtension = "etag"
 
     /// Creates a store in `directory` (created on first write).
@@ -43,7 +48,7 @@ public actor DiskETagStore: ETagStoreProtocol {
             index?[name] = nil
             return nil
         }
-        guard let (storedKey, response) = Self.decode(data), storedKey == key else {
+        guard let (storedKeyHash, response) = Self.decode(data), storedKeyHash == SHA256Digest.hexHash(key) else {
             discard(name)
             return nil
         }
@@ -88,6 +93,7 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     private func loadIndex() -> [String: (size: Int, lastUse: Date)] {
         if let index { return index }
+        AtomicFile.removeAbandonedTemporaries(in: directory.path, targetsEndingWith: "." + Self.fileExtension)
         var built: [String: (size: Int, lastUse: Date)] = [:]
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix("." + Self.fileExtension) {
@@ -118,11 +124,14 @@ public actor DiskETagStore: ETagStoreProtocol {
     }
 
     // MARK: File format
-    // magic "GNETAG1\n" | UInt64 big-endian metadata length | metadata JSON | body
-    // The metadata names the key and the body length, so a truncated or swapped file is detected.
+    // magic "GNETAG2\n" | UInt64 big-endian metadata length | metadata JSON | body
+    // The metadata holds the key's SHA-256 and the body length, so a truncated or swapped file
+    // is detected. The key itself is never written: it holds the URL, whose query may carry a
+    // credential (`?api_key=…`). For the same reason a URL with user info or a sensitive query
+    // value is not stored either (the entry's `url` reads back as `nil`).
 
     private struct Metadata: Codable {
-        var key: String
+        var keyHash: String
         var bodyLength: Int
         var statusCode: Int
         var headers: [String: String]
@@ -131,14 +140,23 @@ public actor DiskETagStore: ETagStoreProtocol {
         var storedAt: Date
     }
 
+    /// `url`, unless it carries user info or a query value whose name says it is a secret.
+    static func storableURL(_ url: URL?) -> URL? {
+        guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        if components.user != nil || components.password != nil { return nil }
+        if components.queryItems?.contains(where: { Redactor.isSensitiveName($0.name) }) == true { return nil }
+        return url
+    }
+
     static func fileName(for key: String) -> String {
         SHA256Digest.hexHash(key) + "." + fileExtension
     }
 
     static func encode(_ response: CachedResponse, key: String) -> Data? {
         let metadata = Metadata(
-            key: key, bodyLength: response.body.count, statusCode: response.statusCode, headers: response.headers,
-            url: response.url, etag: response.etag, storedAt: response.storedAt)
+            keyHash: SHA256Digest.hexHash(key), bodyLength: response.body.count, statusCode: response.statusCode,
+            headers: response.headers, url: storableURL(response.url), etag: response.etag,
+            storedAt: response.storedAt)
         guard let json = try? JSONEncoder().encode(metadata) else { return nil }
         var data = magic
         var length = UInt64(json.count).bigEndian
@@ -148,7 +166,7 @@ public actor DiskETagStore: ETagStoreProtocol {
         return data
     }
 
-    static func decode(_ data: Data) -> (key: String, response: CachedResponse)? {
+    static func decode(_ data: Data) -> (keyHash: String, response: CachedResponse)? {
         let bytes = [UInt8](data)
         let header = magic.count + 8
         guard bytes.count >= header, Data(bytes[0..<magic.count]) == magic else { return nil }
@@ -161,6 +179,6 @@ public actor DiskETagStore: ETagStoreProtocol {
         let response = CachedResponse(
             body: Data(bytes[metadataEnd...]), statusCode: metadata.statusCode, headers: metadata.headers,
             url: metadata.url, etag: metadata.etag, storedAt: metadata.storedAt)
-        return (metadata.key, response)
+        return (metadata.keyHash, response)
     }
 }

@@ -22,7 +22,8 @@ import Foundation
 /// - The cache key is the method, the URL, the `Accept` value and a SHA-256 over every
 ///   credential the request carries: `Authorization`, `Proxy-Authorization`, `Cookie` and the
 ///   headers in ``credentialHeaders`` (such as `X-Api-Key`). One identity's body is never served
-///   to another, and raw credentials are never stored.
+///   to another, and raw credentials are never stored. Nor are cookies the server sets:
+///   `Set-Cookie` is left out of the stored headers.
 /// - On a 304, the cached body is returned with the cached status and the cached headers
 ///   updated by the 304's. A 304 with no entry is ``TransportError``
 ///   ``TransportError/Code/unexpectedNotModified`` (``NetworkError/Kind/unexpectedNotModified``
@@ -191,7 +192,8 @@ public struct ETagTransport: HTTPTransportProtocol {
             {
                 await store.store(
                     CachedResponse(
-                        body: data, statusCode: response.statusCode, headers: headers, url: response.url ?? request.url,
+                        body: data, statusCode: response.statusCode, headers: Self.storedHeaders(headers),
+                        url: response.url ?? request.url,
                         etag: etag, storedAt: Date()),
                     for: key)
             } else if cached != nil {
@@ -199,6 +201,16 @@ public struct ETagTransport: HTTPTransportProtocol {
             }
         }
         return (data, response)
+    }
+
+    /// The response headers kept in an entry: all but `Set-Cookie` (and `Set-Cookie2`). A cookie
+    /// the server set is a credential: it is never written to a store, and a 304 served from the
+    /// cache does not set it again.
+    static func storedHeaders(_ headers: [String: String]) -> [String: String] {
+        headers.filter { name, _ in
+            let lowered = name.lowercased()
+            return lowered != "set-cookie" && lowered != "set-cookie2"
+        }
     }
 
     /// Whether a response with `headers` may be stored with the default configuration: no

@@ -103,37 +103,42 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
 }
 
 extension NetworkLogRecord {
-    static func request(_ request: URLRequest) -> NetworkLogRecord {
+    // `secrets` are the request's credential values (``Redactor/credentialValues(of:alsoHeaders:)``):
+    // whatever a record quotes is scrubbed of them, wherever the server echoed them.
+
+    static func request(_ request: URLRequest, secrets: [String] = []) -> NetworkLogRecord {
         NetworkLogRecord(
             event: .request,
             method: request.httpMethod ?? "GET",
-            url: Redactor.url(request.url),
-            headers: Redactor.headers(request.allHTTPHeaderFields ?? [:]),
-            bodyExcerpt: request.httpBody.map { Redactor.bodyExcerpt($0, limit: 1024) }
+            url: Redactor.scrub(Redactor.url(request.url), secrets: secrets),
+            headers: Redactor.headers(request.allHTTPHeaderFields ?? [:], scrubbing: secrets),
+            bodyExcerpt: request.httpBody.map { Redactor.bodyExcerpt($0, limit: 1024, scrubbing: secrets) }
         )
     }
 
     static func response(
-        _ response: HTTPURLResponse, body: Data, request: URLRequest, duration: TimeInterval
+        _ response: HTTPURLResponse, body: Data, request: URLRequest, duration: TimeInterval, secrets: [String] = []
     ) -> NetworkLogRecord {
         NetworkLogRecord(
             event: .response,
             method: request.httpMethod ?? "GET",
-            url: Redactor.url(response.url ?? request.url),
+            url: Redactor.scrub(Redactor.url(response.url ?? request.url), secrets: secrets),
             statusCode: response.statusCode,
-            headers: Redactor.headers(HTTPErrorResponse(response, body: Data()).headers),
-            bodyExcerpt: Redactor.bodyExcerpt(body, limit: 1024),
+            headers: Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: secrets),
+            bodyExcerpt: Redactor.bodyExcerpt(body, limit: 1024, scrubbing: secrets),
             duration: duration
         )
     }
 
-    static func failure(_ error: any Error, request: URLRequest, duration: TimeInterval) -> NetworkLogRecord {
+    static func failure(
+        _ error: any Error, request: URLRequest, duration: TimeInterval, secrets: [String] = []
+    ) -> NetworkLogRecord {
         NetworkLogRecord(
             event: .failure,
             method: request.httpMethod ?? "GET",
-            url: Redactor.url(request.url),
+            url: Redactor.scrub(Redactor.url(request.url), secrets: secrets),
             duration: duration,
-            errorDescription: String(describing: error)
+            errorDescription: Redactor.scrub(String(describing: error), secrets: secrets)
         )
     }
 }

@@ -37,11 +37,64 @@ enum Redactor {
         return placeholder
     }
 
-    /// Headers with every credential value replaced.
-    static func headers(_ headers: [String: String]) -> [String: String] {
+    /// Headers with every credential value replaced, and any header whose value contains one
+    /// of `secrets` replaced too (a server echoing a token in a header of its own).
+    static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
-            result[name] = headerValue(name: name, value: value)
+            result[name] = scrub(headerValue(name: name, value: value), secrets: secrets)
+        }
+        return result
+    }
+
+    /// The shortest credential value that is scrubbed by value: shorter ones would blank out
+    /// ordinary text.
+    static let minimumScrubbedLength = 4
+
+    /// The credential values `request` carries, for scrubbing by value what a server echoes
+    /// back (in a body, a header, an error text) under a name that does not look secret.
+    ///
+    /// The values of the credential headers (those whose names ``headerValue(name:value:)``
+    /// redacts, plus `alsoHeaders`, such as an auth service's own header), whole and without
+    /// their auth scheme; each cookie's value; and the sensitive query values. Longest first, so
+    /// a value is scrubbed before any part of it.
+    static func credentialValues(of request: URLRequest, alsoHeaders: [String] = []) -> [String] {
+        var values: Set<String> = []
+        let extra = Set(alsoHeaders.map { $0.lowercased() })
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let lowered = name.lowercased()
+            guard sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) || extra.contains(lowered) else {
+                continue
+            }
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            values.insert(trimmed)
+            if let space = trimmed.firstIndex(of: " ") {
+                values.insert(String(trimmed[trimmed.index(after: space)...]).trimmingCharacters(in: .whitespaces))
+            }
+            if lowered == "cookie" {
+                for pair in trimmed.split(separator: ";") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2 { values.insert(parts[1].trimmingCharacters(in: .whitespaces)) }
+                }
+            }
+        }
+        if let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems {
+            for item in items where isSensitiveName(item.name) {
+                if let value = item.value { values.insert(value) }
+            }
+        }
+        // JSON re-serialization may escape "/" (base64 tokens hold them): scrub that form too.
+        for value in values where value.contains("/") {
+            values.insert(value.replacingOccurrences(of: "/", with: "\\/"))
+        }
+        return values.filter { $0.count >= minimumScrubbedLength }.sorted { $0.count > $1.count }
+    }
+
+    /// `text` with every occurrence of each of `secrets` replaced by the placeholder.
+    static func scrub(_ text: String, secrets: [String]) -> String {
+        var result = text
+        for secret in secrets where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: placeholder)
         }
         return result
     }
@@ -71,7 +124,10 @@ enum Redactor {
     /// Only the first ``maxScannedBodyBytes`` are looked at, however large the body: a body that
     /// fits is parsed as JSON (and re-serialized with sorted keys); a larger one, or JSON that does
     /// not parse, has its prefix redacted by a tolerant scan.
-    static func bodyExcerpt(_ data: Data, limit: Int) -> String {
+    ///
+    /// Each of `secrets` (see ``credentialValues(of:alsoHeaders:)``) is replaced wherever it
+    /// appears, before the excerpt is cut, so a cut never leaves part of one.
+    static func bodyExcerpt(_ data: Data, limit: Int, scrubbing secrets: [String] = []) -> String {
         if data.isEmpty { return "<empty>" }
         let limit = max(0, limit)
         var text: String?
@@ -91,12 +147,14 @@ enum Redactor {
             if let first = prefix.first(where: { !isJSONWhitespace($0) }),
                 first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
             {
-                text = redactJSONPrefix(prefix[...], outputLimit: limit)
+                let longestSecret = secrets.map(\.utf8.count).max() ?? 0
+                text = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
             } else {
                 let string = String(decoding: prefix, as: UTF8.self)
                 text = string.contains("=") && !string.contains(" ") ? redactForm(string) : string
             }
         }
+        text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
         if utf8.count <= limit && data.count <= maxScannedBodyBytes { return text ?? "" }
         return String(decoding: utf8.prefix(limit), as: UTF8.self) + "… (\(data.count) bytes)"

@@ -87,10 +87,18 @@ public final class ReauthTransport: HTTPTransportProtocol {
 
     /// Sends `request`; on a 401 refreshes (shared) and retries once.
     ///
+    /// The auth service's ``AuthServiceProtocol/headerField`` counts as a credential header:
+    /// a redirect to another origin drops it, as it drops `Authorization`.
+    ///
     /// - Throws: What the inner transport and the auth service throw; ``TransportError``
     ///   ``TransportError/Code/authenticationFailed`` when the refresh fails, times out or the
     ///   loop guard trips; `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        // The auth service's header is a credential: no redirect to another origin carries it.
+        try await Origin.withCredentialHeaders([authService.headerField]) { try await send(request) }
+    }
+
+    private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let (data, response) = try await inner.data(for: request)
         guard response.statusCode == 401,
             let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty

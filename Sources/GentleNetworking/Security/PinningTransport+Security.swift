@@ -16,7 +16,7 @@
         ) -> any HTTPTransportProtocol {
             var requirements: [String: ServerTrustRequirements] = [:]
             for (domain, evaluator) in pinnedDomains {
-                requirements[domain.lowercased()] = evaluator.requirements
+                requirements[domain.lowercased()] = evaluator.requirements.enforced
             }
             let ledger = TrustFailureLedger()
             let delegate = PinningSessionDelegate(requirements: requirements, ledger: ledger)

@@ -53,7 +53,7 @@ public final class PinningTransport: HTTPTransportProtocol {
         {
             var trust: [String: CurlTrustSettings] = [:]
             for (domain, evaluator) in pinnedDomains {
-                trust[domain.lowercased()] = CurlTrustSettings(evaluator.requirements)
+                trust[domain.lowercased()] = CurlTrustSettings(evaluator.requirements.enforced)
             }
             do {
                 return try CurlTransport(configuration: CurlTransport.Configuration(), trustByHost: trust)

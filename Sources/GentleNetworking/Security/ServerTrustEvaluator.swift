@@ -20,7 +20,8 @@ public struct ServerTrustRequirements: Sendable, Hashable {
     /// without it they are the only trust anchors, so a pinned self-signed certificate validates.
     public var pinnedCertificates: Set<Data>
     /// Whether the chain must also validate against the system roots and name the host. Stands
-    /// even when a pin matches.
+    /// even when a pin matches. Ignored when nothing is pinned: a host without pins always gets
+    /// default validation, so requirements can never turn TLS verification off.
     public var performDefaultValidation: Bool
 
     /// Creates requirements.
@@ -30,6 +31,14 @@ public struct ServerTrustRequirements: Sendable, Hashable {
         self.pinnedKeyHashes = pinnedKeyHashes
         self.pinnedCertificates = pinnedCertificates
         self.performDefaultValidation = performDefaultValidation
+    }
+
+    /// What ``PinningTransport`` enforces: these requirements, or default validation when
+    /// nothing is pinned (without a pin, `performDefaultValidation: false` would accept any
+    /// certificate for any name).
+    var enforced: ServerTrustRequirements {
+        guard pinnedKeyHashes.isEmpty, pinnedCertificates.isEmpty else { return self }
+        return ServerTrustRequirements()
     }
 }
 
@@ -50,7 +59,8 @@ public struct PublicKeyPinningEvaluator: ServerTrustEvaluator {
     ///   - pinnedKeyHashes: Acceptable key hashes. Pin a backup key too, or a key rotation locks
     ///     your app out.
     ///   - performDefaultValidation: `true` by default. `false` accepts any chain whose leaf key
-    ///     matches, such as a self-signed certificate.
+    ///     matches, such as a self-signed certificate. With no key pinned it has no effect:
+    ///     default validation applies.
     public init(pinnedKeyHashes: Set<Data>, performDefaultValidation: Bool = true) {
         self.pinnedKeyHashes = pinnedKeyHashes
         self.performDefaultValidation = performDefaultValidation
@@ -79,7 +89,8 @@ public struct CertificatePinningEvaluator: ServerTrustEvaluator {
     ///   - pinnedCertificates: DER certificates. Without default validation they are the only
     ///     trust anchors: the server's chain must lead to one of them.
     ///   - performDefaultValidation: `true` by default: the chain must also validate against the
-    ///     system roots, and the leaf must be one of the pinned certificates (by its key).
+    ///     system roots, and the leaf must be one of the pinned certificates (by its key). With no
+    ///     certificate pinned, `false` has no effect: default validation applies.
     public init(pinnedCertificates: Set<Data>, performDefaultValidation: Bool = true) {
         self.pinnedCertificates = pinnedCertificates
         self.performDefaultValidation = performDefaultValidation

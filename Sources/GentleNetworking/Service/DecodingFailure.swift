@@ -27,8 +27,21 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Builds a failure from a `DecodingError` or any other error a decoder throws.
-    static func from(_ error: any Error, modelType: String, statusCode: Int, body: Data) -> DecodingFailure {
-        let excerpt = Redactor.bodyExcerpt(body, limit: 512)
+    /// `secrets`, the request's credential values, are scrubbed from the excerpt and the reason.
+    static func from(
+        _ error: any Error, modelType: String, statusCode: Int, body: Data, secrets: [String] = []
+    ) -> DecodingFailure {
+        let failure = unscrubbed(error, modelType: modelType, statusCode: statusCode, body: body, secrets: secrets)
+        return DecodingFailure(
+            modelType: failure.modelType, codingPath: Redactor.scrub(failure.codingPath, secrets: secrets),
+            reason: Redactor.scrub(failure.reason, secrets: secrets), statusCode: failure.statusCode,
+            bodyExcerpt: failure.bodyExcerpt)
+    }
+
+    private static func unscrubbed(
+        _ error: any Error, modelType: String, statusCode: Int, body: Data, secrets: [String]
+    ) -> DecodingFailure {
+        let excerpt = Redactor.bodyExcerpt(body, limit: 512, scrubbing: secrets)
         guard let decodingError = error as? DecodingError else {
             return DecodingFailure(
                 modelType: modelType, codingPath: "", reason: String(describing: error),

@@ -67,7 +67,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         do {
             return try jsonDecoder.decode(Model.self, from: data)
         } catch {
-            throw decodingError(error, modelType: Model.self, response: try fullResponse(deferred, request), data: data)
+            throw decodingError(
+                error, modelType: Model.self, response: try fullResponse(deferred, request), data: data,
+                request: request)
         }
     }
 
@@ -95,19 +97,20 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     public func requestWithResponse<Model: Decodable>(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (model: Model, response: HTTPURLResponse) {
-        let (data, response) = try await requestData(to: endpoint, via: environment)
+        let (data, response, request) = try await exchange(endpoint, environment)
         do {
             return (try jsonDecoder.decode(Model.self, from: data), response)
         } catch {
-            throw decodingError(error, modelType: Model.self, response: response, data: data)
+            throw decodingError(error, modelType: Model.self, response: response, data: data, request: request)
         }
     }
 
     private func decodingError<Model>(
-        _ error: any Error, modelType: Model.Type, response: HTTPURLResponse, data: Data
+        _ error: any Error, modelType: Model.Type, response: HTTPURLResponse, data: Data, request: URLRequest
     ) -> NetworkError {
         let failure = DecodingFailure.from(
-            error, modelType: String(describing: Model.self), statusCode: response.statusCode, body: data)
+            error, modelType: String(describing: Model.self), statusCode: response.statusCode, body: data,
+            secrets: secrets(of: request))
         return NetworkError(
             .decodingFailed, message: failure.description, url: response.url,
             response: HTTPErrorResponse(response, body: data), decodingFailure: failure, underlyingError: error)
@@ -120,12 +123,27 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     public func requestData(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (data: Data, response: HTTPURLResponse) {
+        let (data, response, _) = try await exchange(endpoint, environment)
+        return (data, response)
+    }
+
+    /// ``requestData(to:via:)``, also returning the request as sent (for scrubbing its
+    /// credentials from a decoding error).
+    private func exchange(
+        _ endpoint: any EndpointProtocol, _ environment: any APIEnvironmentProtocol
+    ) async throws -> (Data, HTTPURLResponse, URLRequest) {
         let request = try await prepare(endpoint, environment)
         let (data, response) = try await send(request, bodyLimit: endpoint.maxResponseBytes)
         guard (200..<300).contains(response.statusCode) else {
             throw statusError(response, data: data, request: request)
         }
-        return (data, response)
+        return (data, response, request)
+    }
+
+    /// The credential values `request` carries, with the auth service's own header: scrubbed
+    /// from every log record and error text, wherever a server echoes them.
+    private func secrets(of request: URLRequest) -> [String] {
+        Redactor.credentialValues(of: request, alsoHeaders: [authService.headerField])
     }
 
     /// Builds the request for `endpoint` and authorizes it when the endpoint requires it.
@@ -157,7 +175,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             .httpStatusError(status),
             message:
                 "HTTP \(response.statusCode) from \(request.httpMethod ?? "GET") \(Redactor.url(request.url)): "
-                + Redactor.bodyExcerpt(data, limit: 256),
+                + Redactor.bodyExcerpt(data, limit: 256, scrubbing: secrets(of: request)),
             url: response.url ?? request.url, response: snapshot)
     }
 
@@ -176,12 +194,14 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let data: Data
         let deferred: DeferredResponse
         do {
-            if let limit = endpoint.maxResponseBytes {
-                (data, deferred) = try await ResponseLimits.withMaxBodyBytes(limit) {
+            (data, deferred) = try await Origin.withCredentialHeaders([authService.headerField]) {
+                if let limit = endpoint.maxResponseBytes {
+                    try await ResponseLimits.withMaxBodyBytes(limit) {
+                        try await deferredTransport.deferredData(for: request)
+                    }
+                } else {
                     try await deferredTransport.deferredData(for: request)
                 }
-            } else {
-                (data, deferred) = try await deferredTransport.deferredData(for: request)
             }
         } catch {
             throw mapped(error, request: request)
@@ -207,22 +227,26 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// transport stack for this call; `nil` leaves the transport's limit.
     private func send(_ request: URLRequest, bodyLimit: Int64?) async throws -> (Data, HTTPURLResponse) {
         let logging = logger.isEnabled
-        if logging { logger.log(.request(request)) }
+        let secrets = logging ? secrets(of: request) : []
+        if logging { logger.log(.request(request, secrets: secrets)) }
         let start = DispatchTime.now().uptimeNanoseconds
         func elapsed() -> TimeInterval {
             TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
         }
         do {
-            let (data, response) =
+            let (data, response) = try await Origin.withCredentialHeaders([authService.headerField]) {
                 if let bodyLimit {
                     try await ResponseLimits.withMaxBodyBytes(bodyLimit) { try await transport.data(for: request) }
                 } else {
                     try await transport.data(for: request)
                 }
-            if logging { logger.log(.response(response, body: data, request: request, duration: elapsed())) }
+            }
+            if logging {
+                logger.log(.response(response, body: data, request: request, duration: elapsed(), secrets: secrets))
+            }
             return (data, response)
         } catch {
-            if logging { logger.log(.failure(error, request: request, duration: elapsed())) }
+            if logging { logger.log(.failure(error, request: request, duration: elapsed(), secrets: secrets)) }
             throw mapped(error, request: request)
         }
     }

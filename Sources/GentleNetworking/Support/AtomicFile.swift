@@ -52,6 +52,46 @@ enum AtomicFile {
         }
     }
 
+    /// Removes the temporary files that writers died leaving behind (a crash or `kill -9` between
+    /// creating the temporary file and renaming it): names `<prefix><suffix>.tmp-<pid>-<number>`
+    /// in `directory` whose process no longer exists.
+    ///
+    /// Such a file holds a full copy of what was being written (credentials, a cached body), and
+    /// nothing else ever removes it. A temporary file of a live process is left alone, since its
+    /// writer is about to rename it.
+    ///
+    /// - Parameters:
+    ///   - directory: The directory to sweep.
+    ///   - suffix: The end of the target files' names, such as `credentials.json` or `.etag`.
+    static func removeAbandonedTemporaries(in directory: String, targetsEndingWith suffix: String) {
+        guard let stream = opendir(directory) else { return }
+        var abandoned: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard let pid = writerProcess(ofTemporary: name, targetsEndingWith: suffix) else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                abandoned.append(name)
+            }
+        }
+        closedir(stream)
+        for name in abandoned {
+            unlink(directory + "/" + name)
+        }
+    }
+
+    /// The process id in a temporary file name that ``write(_:to:mode:)`` made for a target whose
+    /// name ends with `suffix`; `nil` for any other name.
+    static func writerProcess(ofTemporary name: String, targetsEndingWith suffix: String) -> pid_t? {
+        guard let marker = name.range(of: ".tmp-", options: .backwards),
+            name[..<marker.lowerBound].hasSuffix(suffix)
+        else { return nil }
+        let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
+        return pid
+    }
+
     /// Creates `path` and any missing parents with `mode`; an existing directory is left as is.
     static func makeDirectory(_ path: String, mode: mode_t) throws(Failure) {
         var info = stat()

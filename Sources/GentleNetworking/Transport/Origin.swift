@@ -32,6 +32,38 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// Headers that carry credentials and must not cross to another origin.
     public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
+    /// The further credential headers of the current task's requests, set by
+    /// ``withCredentialHeaders(_:isolation:operation:)``.
+    @TaskLocal static var additionalCredentialHeaders: [String] = []
+
+    /// The headers a redirect to another origin must drop, for a request of the current task:
+    /// ``credentialHeaders`` and those named by ``withCredentialHeaders(_:isolation:operation:)``.
+    static var credentialHeadersInForce: [String] {
+        credentialHeaders + additionalCredentialHeaders
+    }
+
+    /// Runs `operation` with `names` treated as credential headers too, through any decorator
+    /// stack: the transports drop them, like ``credentialHeaders``, on a redirect to another
+    /// origin. ``HTTPNetworkService`` and ``ReauthTransport`` use it for their auth service's
+    /// ``AuthServiceProtocol/headerField`` (such as `X-API-Key`), and YNetwork's manager for the
+    /// headers its session manager adds.
+    ///
+    /// - Parameters:
+    ///   - names: Header names, compared case-insensitively.
+    ///   - isolation: The caller's actor, inherited.
+    ///   - operation: The work whose requests they apply to.
+    public static func withCredentialHeaders<T>(
+        _ names: [String], isolation: isolated (any Actor)? = #isolation, operation: () async throws -> T
+    ) async rethrows -> T {
+        let added = names.filter { name in
+            !credentialHeadersInForce.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        }
+        guard !added.isEmpty else { return try await operation() }
+        return try await $additionalCredentialHeaders.withValue(additionalCredentialHeaders + added) {
+            try await operation()
+        }
+    }
+
     /// Whether `from` and `to` share an origin. URLs without an origin never do.
     public static func isSameOrigin(_ from: URL?, _ to: URL?) -> Bool {
         guard let from, let to, let left = Origin(from), let right = Origin(to) else { return false }

@@ -13,13 +13,20 @@ struct RedirectTracker: Sendable {
     /// only once a redirect happens, as most requests have none.
     private var visited: [String] = []
     private(set) var count = 0
+    /// The headers dropped on a hop to another origin.
+    let credentialHeaders: [String]
 
     /// The statuses that are followed when they carry a `Location`.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    init(originalURL: URL?, maxRedirects: Int) {
+    /// Creates a tracker; `credentialHeaders` defaults to the headers in force for the calling
+    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:isolation:operation:)``).
+    init(
+        originalURL: URL?, maxRedirects: Int, credentialHeaders: [String] = Origin.credentialHeadersInForce
+    ) {
         self.originalURL = originalURL
         self.maxRedirects = max(0, maxRedirects)
+        self.credentialHeaders = credentialHeaders
     }
 
     /// Records a hop to `target`.
@@ -44,7 +51,7 @@ struct RedirectTracker: Sendable {
     func strippingCredentials(_ request: URLRequest, for target: URL?) -> URLRequest {
         guard !Origin.isSameOrigin(originalURL, target) else { return request }
         var stripped = request
-        for header in Origin.credentialHeaders {
+        for header in credentialHeaders {
             stripped.setValue(nil, forHTTPHeaderField: header)
         }
         return stripped

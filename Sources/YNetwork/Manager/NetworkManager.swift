@@ -152,7 +152,11 @@ open class NetworkManager: @unchecked Sendable {
         var first = urlRequest
         sessionManager.apply(&first)
         let sent = Self.credentialFingerprint(of: first, appliedTo: urlRequest)
-        let (value, response) = try await send(first)
+        // Whatever headers the session adds are credentials: no redirect to another origin
+        // carries them, whatever their names.
+        let (value, response) = try await Origin.withCredentialHeaders(
+            Self.credentialHeaderNames(of: first, appliedTo: urlRequest)
+        ) { try await send(first) }
         guard (response as? HTTPURLResponse)?.statusCode == 401 else { return (value, response) }
         var now = urlRequest
         sessionManager.apply(&now)
@@ -164,7 +168,9 @@ open class NetworkManager: @unchecked Sendable {
         // Applied again: a refresh may have changed the credentials since `retry` was prepared.
         var refreshedRequest = urlRequest
         sessionManager.apply(&refreshedRequest)
-        return try await send(refreshedRequest)
+        return try await Origin.withCredentialHeaders(
+            Self.credentialHeaderNames(of: refreshedRequest, appliedTo: urlRequest)
+        ) { try await send(refreshedRequest) }
     }
 
     /// Whether the request that got a 401 with credential `sent` should be sent again: after the
@@ -284,6 +290,13 @@ open class NetworkManager: @unchecked Sendable {
         } onCancel: {
             let waiter = refresh.withLock { $0.waiters[number]?.removeValue(forKey: id) }
             waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The names of the header fields `sessionManager.apply` added to or changed in `original`.
+    static func credentialHeaderNames(of applied: URLRequest, appliedTo original: URLRequest) -> [String] {
+        (applied.allHTTPHeaderFields ?? [:]).compactMap { name, value in
+            original.value(forHTTPHeaderField: name) == value ? nil : name
         }
     }
 

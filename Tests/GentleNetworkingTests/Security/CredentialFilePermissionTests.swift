@@ -1,0 +1,121 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What the credential store does with permissions it did not set: it refuses (like ssh), it
+/// never tightens, widens or rewrites what it found, and it writes nothing next to it. (Creation
+/// under `umask 000`, in a child process, is checked after every kill in
+/// `KillNinePersistenceTests`.)
+@Suite("The credential file's permissions are enforced: 0600 in 0700, or refused")
+struct CredentialFilePermissionTests {
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        lstat(path, &info)
+        return info.st_mode & 0o777
+    }
+
+    static func isInsecurePermissions(_ error: any Error) -> Bool {
+        (error as? CredentialStoreError)?.code == .insecurePermissions
+    }
+
+    @Test("A file that exists with wider permissions is refused for reading and writing, and left as it was")
+    func widerFileIsRefusedNotTightened() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("gn")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o700)
+        let file = directory.appendingPathComponent("credentials.json")
+        let contents = Data(#"{"entries":{"token":"perm-secret"},"version":1}"#.utf8)
+        for wide: mode_t in [0o640, 0o604, 0o660, 0o666] {
+            try contents.write(to: file)
+            chmod(file.path, wide)
+            let store = FileCredentialStore(directory: directory)
+
+            #expect(throws: CredentialStoreError.self) { try store.value(for: "token") }
+            #expect { try store.value(for: "token") } throws: { Self.isInsecurePermissions($0) }
+            #expect { try store.setValue("new", for: "token") } throws: { Self.isInsecurePermissions($0) }
+            #expect { try store.setValue(nil, for: "token") } throws: { Self.isInsecurePermissions($0) }
+
+            #expect(Self.mode(file.path) == wide, "the store does not change the mode it found")
+            #expect(try Data(contentsOf: file) == contents, "nor the file")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["credentials.json"])
+        }
+    }
+
+    @Test("A directory that exists with wider permissions is refused before anything is written in it")
+    func widerDirectoryIsRefused() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        for wide: mode_t in [0o750, 0o705, 0o755, 0o777] {
+            let directory = root.appendingPathComponent("gn-\(String(wide, radix: 8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            chmod(directory.path, wide)
+            let store = FileCredentialStore(directory: directory)
+
+            #expect { try store.setValue("perm-secret", for: "token") } throws: { Self.isInsecurePermissions($0) }
+            #expect { try store.value(for: "token") } throws: { Self.isInsecurePermissions($0) }
+
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing written")
+            #expect(Self.mode(directory.path) == wide, "the store does not change the mode it found")
+        }
+    }
+
+    @Test("A private directory owned by another user is refused", .enabled(if: getuid() == 0, "needs root to chown"))
+    func foreignOwnerIsRefused() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("gn")
+        let store = FileCredentialStore(directory: directory)
+        try store.setValue("perm-secret", for: "token")
+        #expect(chown(directory.path, 65534, 65534) == 0)
+
+        #expect { try FileCredentialStore(directory: directory).value(for: "token") } throws: {
+            Self.isInsecurePermissions($0)
+        }
+        #expect { try store.setValue("new", for: "token") } throws: { Self.isInsecurePermissions($0) }
+    }
+
+    @Test("A credentials file that is a symbolic link is not followed, for reading or writing")
+    func symbolicLinkIsRefused() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("gn")
+        let store = FileCredentialStore(directory: directory)
+        try store.setValue("first", for: "token")
+        let elsewhere = root.appendingPathComponent("elsewhere.json")
+        let decoy = Data(#"{"entries":{"token":"decoy"},"version":1}"#.utf8)
+        try decoy.write(to: elsewhere)
+        chmod(elsewhere.path, 0o600)
+        let file = directory.appendingPathComponent("credentials.json").path
+        unlink(file)
+        #expect(symlink(elsewhere.path, file) == 0)
+
+        #expect(throws: CredentialStoreError.self) { try FileCredentialStore(directory: directory).value(for: "token") }
+        #expect(throws: CredentialStoreError.self) {
+            try FileCredentialStore(directory: directory).setValue("x", for: "token")
+        }
+        #expect(try Data(contentsOf: elsewhere) == decoy, "the link's target is never written")
+    }
+
+    @Test("The store creates a missing directory, and missing parents, 0700, and the file 0600")
+    func createsPrivate() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let parent = root.appendingPathComponent("config")
+        let directory = parent.appendingPathComponent("gentle-networking")
+        let store = FileCredentialStore(directory: directory)
+
+        try store.setValue("perm-secret", for: "token")
+
+        #expect(Self.mode(parent.path) == 0o700)
+        #expect(Self.mode(directory.path) == 0o700)
+        #expect(Self.mode(directory.appendingPathComponent("credentials.json").path) == 0o600)
+    }
+}

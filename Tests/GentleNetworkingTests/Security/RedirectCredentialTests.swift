@@ -1,0 +1,151 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+/// An auth service that sends its token in a header of its own, as API-key schemes do.
+struct APIKeyAuthService: AuthServiceProtocol {
+    let key: String
+    var headerField: String { "X-API-Key" }
+    var headerValuePrefix: String { "" }
+    func loadAccessToken() async throws -> String? { key }
+    func saveAccessToken(_ token: String) async throws {}
+    func deleteAccessToken() async throws {}
+}
+
+/// Credentials never follow a redirect to another origin: another host on the same port,
+/// a custom auth header, and https → http. (Another port, and same-origin redirects keeping
+/// them, are in `TransportIntegrationTests`.) Every test asserts what the second origin received.
+@Suite("Credentials never cross origins on a redirect")
+struct RedirectCredentialTests {
+    static let credentialHeaders = ["Cookie": "session=cookie-secret", "Proxy-Authorization": "Basic proxy-secret"]
+
+    /// Every header value the server received, for a grep.
+    static func everything(_ requests: [LoopbackRequest]) -> String {
+        requests.flatMap(\.headers).map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    @Test("Another host on the same port (127.0.0.1 → localhost) gets no credentials", arguments: TransportKind.all)
+    func otherHost(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(kind: kind, token: "host-secret")
+        defer { harness.server.shutdown() }
+        harness.server.route("GET", "/landing") { _ in .json(#"{"id":1,"property":"elsewhere"}"#) }
+        harness.server.route("GET", "/start") { _ in
+            .redirect(to: "http://localhost:\(harness.server.port)/landing")
+        }
+        let endpoint = Endpoint(path: "/start", method: .get, requiresAuth: true, headers: Self.credentialHeaders)
+
+        let model: Model = try await harness.service.request(to: endpoint, via: harness.environment)
+
+        #expect(model.property == "elsewhere")
+        let first = try #require(harness.server.requests(path: "/start").first)
+        #expect(first.header("Authorization") == "Bearer host-secret")
+        #expect(first.header("Cookie") == "session=cookie-secret")
+        let landed = try #require(harness.server.requests(path: "/landing").first)
+        #expect(landed.header("Host")?.hasPrefix("localhost") == true, "the hop went to the other host name")
+        #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
+    }
+
+    @Test("An auth service's own header (X-API-Key) does not cross to another port", arguments: TransportKind.all)
+    func customAuthHeader(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        other.route("GET", "/landing") { _ in .json(#"{"id":1,"property":"elsewhere"}"#) }
+        server.route("GET", "/start") { _ in .redirect(to: other.url("/landing").absoluteString) }
+        let service = HTTPNetworkService(transport: try kind.make(), authService: APIKeyAuthService(key: "key-secret"))
+
+        let model: Model = try await service.request(
+            to: Endpoint(path: "/start", method: .get, requiresAuth: true),
+            via: DefaultAPIEnvironment(baseURL: server.baseURL))
+
+        #expect(model.property == "elsewhere")
+        #expect(server.requests(path: "/start").first?.header("X-API-Key") == "key-secret")
+        let landed = try #require(other.requests(path: "/landing").first)
+        #expect(landed.header("X-API-Key") == nil)
+        #expect(
+            !Self.everything(other.receivedRequests).contains("secret"), "\(Self.everything(other.receivedRequests))")
+    }
+
+    @Test(
+        "A ReauthTransport stack used without the service drops its auth header on a cross-origin hop",
+        arguments: TransportKind.all)
+    func customAuthHeaderThroughReauth(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        other.route("GET", "/landing") { _ in .json("{}") }
+        server.route("GET", "/start") { _ in .redirect(to: other.url("/landing").absoluteString) }
+        let auth = APIKeyAuthService(key: "key-secret")
+        let stack = ReauthTransport(inner: try kind.make(), authService: auth, refreshToken: {})
+        let request = try await auth.authorize(URLRequest(url: server.url("/start")))
+
+        let (_, response) = try await stack.data(for: request)
+
+        #expect(response.statusCode == 200)
+        #expect(server.requests(path: "/start").first?.header("X-API-Key") == "key-secret")
+        #expect(other.requests(path: "/landing").count == 1)
+        #expect(
+            !Self.everything(other.receivedRequests).contains("secret"), "\(Self.everything(other.receivedRequests))")
+    }
+
+    @Test("An auth service's own header is kept on a same-origin redirect", arguments: TransportKind.all)
+    func customAuthHeaderSameOrigin(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/old") { _ in .redirect(to: "/new", status: 301) }
+        server.route("GET", "/new") { _ in .json("{}") }
+        let service = HTTPNetworkService(transport: try kind.make(), authService: APIKeyAuthService(key: "key-same"))
+
+        try await service.requestVoid(
+            to: Endpoint(path: "/old", method: .get, requiresAuth: true),
+            via: DefaultAPIEnvironment(baseURL: server.baseURL))
+
+        #expect(server.requests(path: "/new").first?.header("X-API-Key") == "key-same")
+    }
+
+    @Test("The scheme alone makes another origin: https and http on the same host and port differ")
+    func schemeIsPartOfTheOrigin() {
+        // No socket serves TLS and plain text on one port, so on the wire a downgrade always
+        // changes the port too (below); the scheme's own part is asserted here.
+        #expect(
+            !Origin.isSameOrigin(
+                URL(string: "https://api.example.com:8443/a"), URL(string: "http://api.example.com:8443/b")))
+        #expect(!Origin.isSameOrigin(URL(string: "https://h/"), URL(string: "http://h:443/")))
+        #expect(Origin.isSameOrigin(URL(string: "https://h/x"), URL(string: "HTTPS://H:443/y")))
+    }
+
+    #if canImport(CCurl)
+        @Test("https → http on another origin: the plain-text server gets no credentials (libcurl, nginx TLS)")
+        func schemeDowngrade() async throws {
+            let pki = try await TestPKI.make()
+            defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+            let plain = try LoopbackServer()
+            defer { plain.shutdown() }
+            plain.route("GET", "/landing") { _ in .json(#"{"id":1,"property":"downgraded"}"#) }
+            let nginx = try NginxServer(
+                tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost",
+                extraServerConfig: "location = /start { return 302 \(plain.url("/landing").absoluteString); }")
+            defer { nginx.stop() }
+            // CurlTransport trusting the test CA for localhost (PinningTransport is CurlTransport with
+            // per-host trust anchors), so the TLS origin is a real, verified one.
+            let ca = try #require(try CertificatePinning.certificatesDER(fromPEM: try pki.pem(pki.caPath)).first)
+            let transport = PinningTransport(pinnedDomains: [
+                "localhost": CertificatePinningEvaluator(pinnedCertificates: [ca], performDefaultValidation: false)
+            ])
+            let service = HTTPNetworkService(
+                transport: transport, authService: InMemoryAuthService(token: "tls-secret"))
+
+            let model: Model = try await service.request(
+                to: Endpoint(path: "/start", method: .get, requiresAuth: true, headers: Self.credentialHeaders),
+                via: DefaultAPIEnvironment(baseURL: nginx.baseURL))
+
+            #expect(model.property == "downgraded")
+            #expect(nginx.accessLog.count == 1, "the TLS origin saw the first request: \(nginx.accessLog)")
+            let landed = try #require(plain.requests(path: "/landing").first)
+            #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
+        }
+    #endif
+}
