@@ -64,10 +64,8 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// The credential headers keyed by default: ``alwaysKeyedCredentialHeaders`` plus common API-key
     /// and token headers (`x-api-key`, `api-key`, `apikey`, `x-auth-token`, `x-access-token`,
     /// `x-session-token`, `x-amz-security-token`, `x-goog-api-key`).
-    public static let defaultCredentialHeaders: Set<String> = alwaysKeyedCredentialHeaders.union([
-        "x-api-key", "api-key", "apikey", "x-auth-token", "x-access-token", "x-session-token",
-        "x-amz-security-token", "x-goog-api-key",
-    ])
+    public static let defaultCredentialHeaders: Set<String> = alwaysKeyedCredentialHeaders.union(
+        Origin.credentialHeaders.map { $0.lowercased() })
 
     /// The headers a response may vary on and still be stored with the default configuration:
     /// `accept`, `accept-encoding` and ``defaultCredentialHeaders`` (they are part of the key, or

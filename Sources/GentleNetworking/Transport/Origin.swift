@@ -29,8 +29,15 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")
     }
 
-    /// Headers that carry credentials and must not cross to another origin.
-    public static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    /// Headers that carry credentials and must not cross to another origin: `Authorization`,
+    /// `Cookie`, `Proxy-Authorization`, and the conventional API-key and token headers
+    /// (`X-API-Key`, `Api-Key`, `ApiKey`, `X-Auth-Token`, `X-Access-Token`, `X-Session-Token`,
+    /// `X-Amz-Security-Token`, `X-Goog-Api-Key`), whoever set them. Name others with
+    /// ``withCredentialHeaders(_:isolation:operation:)``.
+    public static let credentialHeaders = [
+        "Authorization", "Cookie", "Proxy-Authorization", "X-API-Key", "Api-Key", "ApiKey", "X-Auth-Token",
+        "X-Access-Token", "X-Session-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
+    ]
 
     /// The further credential headers of the current task's requests, set by
     /// ``withCredentialHeaders(_:isolation:operation:)``.
@@ -39,7 +46,8 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// The headers a redirect to another origin must drop, for a request of the current task:
     /// ``credentialHeaders`` and those named by ``withCredentialHeaders(_:isolation:operation:)``.
     static var credentialHeadersInForce: [String] {
-        credentialHeaders + additionalCredentialHeaders
+        let additional = additionalCredentialHeaders
+        return additional.isEmpty ? credentialHeaders : credentialHeaders + additional
     }
 
     /// Runs `operation` with `names` treated as credential headers too, through any decorator

@@ -46,6 +46,30 @@ struct RedirectCredentialTests {
         #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
     }
 
+    @Test(
+        "API-key headers a caller set on the request (X-Api-Key, X-Auth-Token) do not cross to another port",
+        arguments: TransportKind.all)
+    func callerSetKeyHeaders(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        other.route("GET", "/landing") { _ in .json(#"{"id":1,"property":"elsewhere"}"#) }
+        server.route("GET", "/start") { _ in .redirect(to: other.url("/landing").absoluteString) }
+        var request = URLRequest(url: server.url("/start"))
+        request.setValue("key-secret", forHTTPHeaderField: "X-Api-Key")
+        request.setValue("token-secret", forHTTPHeaderField: "x-auth-token")
+        request.setValue("kept", forHTTPHeaderField: "X-Trace")
+
+        let (_, response) = try await kind.make().data(for: request)
+
+        #expect(response.statusCode == 200)
+        #expect(server.requests(path: "/start").first?.header("X-Api-Key") == "key-secret")
+        let landed = try #require(other.requests(path: "/landing").first)
+        #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
+        #expect(landed.header("X-Trace") == "kept", "other headers still follow")
+    }
+
     @Test("An auth service's own header (X-API-Key) does not cross to another port", arguments: TransportKind.all)
     func customAuthHeader(kind: TransportKind) async throws {
         let server = try LoopbackServer()
