@@ -40,7 +40,10 @@ enum JWTTarget {
             }
             _ = jwt.isExpired
         } catch let error as JWTDecodeError {
-            if token.count >= 12, error.description.contains(token) { violated("the error quotes the token") }
+            // Compared as bytes: Foundation's `contains` stops at a NUL.
+            if token.utf8.count >= 12, MultipartTarget.contains(Array(error.description.utf8), Array(token.utf8)) {
+                violated("the error quotes the token")
+            }
         } catch {
             violated("a \(type(of: error)) thrown: \(error)")
         }
