@@ -83,6 +83,9 @@ struct HTTPRequestParser {
             guard let size = Int(sizeText, radix: 16), size >= 0 else {
                 throw ParseError.malformed("bad chunk size: \(sizeLine)")
             }
+            // A size near Int.max would overflow the bounds arithmetic below: no body is that large.
+            let (sizeWithCRLF, overflow) = size.addingReportingOverflow(2)
+            if overflow { throw ParseError.malformed("chunk size too large: \(sizeLine)") }
             cursor = lineEnd + 2
             if size == 0 {
                 // Trailers end with an empty line.
@@ -96,9 +99,9 @@ struct HTTPRequestParser {
                 scanFrom = consumed
                 return body
             }
-            guard buffer.count - cursor >= size + 2 else { return nil }
+            guard buffer.count - cursor >= sizeWithCRLF else { return nil }
             body.append(contentsOf: buffer[cursor..<cursor + size])
-            cursor += size + 2
+            cursor += sizeWithCRLF
         }
     }
 

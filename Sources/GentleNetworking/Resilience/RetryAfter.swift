@@ -16,7 +16,12 @@ public enum RetryAfter {
     }
 
     /// Parses the three HTTP date formats.
+    ///
+    /// - Returns: `nil` for anything else, including any text that is not printable ASCII or is
+    ///   longer than 64 bytes (no HTTP date is); such text never reaches `DateFormatter`, which
+    ///   traps on some non-ASCII input on Linux (a combining mark after a letter).
     public static func httpDate(_ value: String) -> Date? {
+        guard value.utf8.count <= 64, value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")

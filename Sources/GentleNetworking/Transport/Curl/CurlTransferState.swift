@@ -158,6 +158,10 @@ struct CurlTransferState: Sendable {
                     .responseTooLarge, url: url,
                     message: "The response has more than \(limits.maxHeaderCount) header fields."))
         }
+        // After a final head, libcurl passes a chunked body's trailers here. They count toward the
+        // limits, but are not header fields: RFC 9110 §6.5.2 forbids merging them into the header
+        // section, and a trailing Content-Length must not slip past the framing checks.
+        if headComplete { return Actions() }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return Actions() }
         var valueStart = colon + 1
         while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
