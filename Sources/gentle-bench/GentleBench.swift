@@ -17,6 +17,28 @@ import GentleNetworkingTesting
 /// - the peak RSS of a 50 MB multipart upload through YNetwork, streamed vs built in memory.
 /// Throughput figures are medians over interleaved rounds (3 by default, 2 s each).
 /// It prints requests per second, the ratios, and each target as met or missed.
+///
+/// Two more modes, each one command (build first: `swift build -c release --product gentle-bench`):
+///
+/// `.build/release/gentle-bench --soak [--requests 100000] [--in-flight 64] [--duration 600]
+/// [--seed N] [--sample-interval 10] [--warm-up 60]`: the soak. The requests are paced at
+/// `requests / duration` per second (at most `in-flight` at once) through
+/// `HTTPNetworkService` → `ReauthTransport(RetryTransport(ETagTransport(default transport)))`
+/// against an nginx that injects faults (see `SoakBench.serverConfig`): ETag'd files (304s),
+/// 401 unless the token rotated every 20 s is current, 503s with and without `Retry-After: 0`,
+/// `return 444`, a slow location, a permanent 503 and a 404, picked by a seeded mix. It samples
+/// VmRSS, open descriptors and threads every 10 s, prints the table, the outcome counts and the
+/// latency percentiles, and exits 1 unless, after the warm-up, RSS ends ≤ start + 10% + 8 MiB,
+/// descriptors end ≤ start + in-flight, and every request ended (success or typed error).
+///
+/// `.build/release/gentle-bench --scale [--in-flight 1000,10000]`: N requests started at once on
+/// the default transport (10,000 by default; a comma list runs each level), in a fresh child
+/// process per level, after raising `RLIMIT_NOFILE` to the hard limit; nginx gets
+/// `worker_connections` and `worker_rlimit_nofile` to match. Prints completions and typed
+/// errors, wall time, requests/s, and peak threads, descriptors and RSS; exits 1 when a request
+/// is unaccounted for or the peak thread count grows with the level (more than +4).
+/// `--max-connections-per-host N` runs the levels on `CurlTransport` with that
+/// `maxConnectionsPerHost` instead of the default transport.
 @main
 struct GentleBench {
     static func main() async {
@@ -34,6 +56,40 @@ struct GentleBench {
             if arguments.first == "--load-only", arguments.count >= 2, let seconds = Double(arguments[1]) {
                 try await loadOnly(seconds: seconds, concurrency: arguments.count > 2 ? Int(arguments[2]) ?? 16 : 16)
                 return
+            }
+            if arguments.first == "--scale-child", arguments.count >= 3, let url = URL(string: arguments[1]),
+                let count = Int(arguments[2])
+            {
+                try await ScaleBench.child(
+                    baseURL: url, count: count,
+                    maxConnectionsPerHost: try intOption("--max-connections-per-host", in: arguments))
+                return
+            }
+            if arguments.contains("--soak") {
+                var options = SoakBench.Options()
+                options.requests = try intOption("--requests", in: arguments) ?? options.requests
+                options.inFlight = try intOption("--in-flight", in: arguments) ?? options.inFlight
+                options.duration = try doubleOption("--duration", in: arguments) ?? options.duration
+                options.seed =
+                    try intOption("--seed", in: arguments).map { UInt64(truncatingIfNeeded: $0) } ?? options.seed
+                options.sampleInterval = try doubleOption("--sample-interval", in: arguments) ?? options.sampleInterval
+                options.warmUp = try doubleOption("--warm-up", in: arguments) ?? options.warmUp
+                guard options.requests > 0, options.inFlight > 0, options.duration > 0, options.sampleInterval > 0
+                else {
+                    throw BenchError("--requests, --in-flight, --duration and --sample-interval must be positive")
+                }
+                exit(try await SoakBench.run(options) ? 0 : 1)
+            }
+            if arguments.contains("--scale") {
+                var levels = [10_000]
+                if let index = arguments.firstIndex(of: "--in-flight"), index + 1 < arguments.count {
+                    levels = arguments[index + 1].split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+                    guard !levels.isEmpty else {
+                        throw BenchError("--in-flight takes positive counts, such as 1000,10000")
+                    }
+                }
+                let cap = try intOption("--max-connections-per-host", in: arguments)
+                exit(try await ScaleBench.run(levels: levels, maxConnectionsPerHost: cap) ? 0 : 1)
             }
             var seconds = 2.0
             if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count,
@@ -222,6 +278,24 @@ struct GentleBench {
         guard size == 1 << 30 else { throw BenchError("downloaded \(size) bytes") }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         print("\(peakResidentBytes()) \(seconds)")
+    }
+
+    /// The integer after `name`, if `name` is given; throws when it is not a number.
+    static func intOption(_ name: String, in arguments: [String]) throws -> Int? {
+        guard let index = arguments.firstIndex(of: name) else { return nil }
+        guard index + 1 < arguments.count, let value = Int(arguments[index + 1]) else {
+            throw BenchError("\(name) takes a whole number")
+        }
+        return value
+    }
+
+    /// The number after `name`, if `name` is given; throws when it is not a number.
+    static func doubleOption(_ name: String, in arguments: [String]) throws -> Double? {
+        guard let index = arguments.firstIndex(of: name) else { return nil }
+        guard index + 1 < arguments.count, let value = Double(arguments[index + 1]) else {
+            throw BenchError("\(name) takes a number")
+        }
+        return value
     }
 
     static func report(_ target: String, _ met: Bool) {

@@ -13,6 +13,8 @@
     /// - Proxies come from the standard environment variables (`http_proxy`, `HTTPS_PROXY`,
     ///   `no_proxy`, …), as libcurl reads them.
     /// - Cancelling the task removes the transfer and throws `CancellationError` at once.
+    /// - At most 1,024 transfers run at once; more wait, in order, for one to end (their
+    ///   timeouts start when they run). libcurl 7.x costs O(n) per transfer with n running.
     /// - Redirects are followed (up to ``Configuration/maxRedirects``) with the same rule as
     ///   ``URLSessionTransport``: credentials never cross to another origin; a loop is
     ///   ``TransportError/Code/tooManyRedirects``.
@@ -81,10 +83,16 @@
             try self.init(configuration: configuration, trustByHost: [:])
         }
 
-        init(configuration: Configuration, trustByHost: [String: CurlTrustSettings]) throws {
+        /// - Parameter maxRunningTransfers: The most transfers libcurl runs at once; more wait,
+        ///   in order. ``CurlEventLoop/defaultMaxRunningTransfers`` (1,024) by default; tests lower it.
+        init(
+            configuration: Configuration, trustByHost: [String: CurlTrustSettings],
+            maxRunningTransfers: Int = CurlEventLoop.defaultMaxRunningTransfers
+        ) throws {
             self.configuration = configuration
             self.trustByHost = Dictionary(uniqueKeysWithValues: trustByHost.map { ($0.key.lowercased(), $0.value) })
-            self.loop = try CurlEventLoop(maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+            self.loop = try CurlEventLoop(
+                maxConnectionsPerHost: configuration.maxConnectionsPerHost, maxRunningTransfers: maxRunningTransfers)
         }
 
         deinit {
