@@ -95,19 +95,9 @@ enum MultipartUploadBench {
 
 /// Runs this executable with `arguments` and reads the `<peak RSS bytes> <seconds>` it prints.
 func runChild(_ arguments: [String]) throws -> (Int, Double) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    if !FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") {
-        process.executableURL = Bundle.main.executableURL
-    }
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    while process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+    let text = try ScaleBench.runChildProcess(arguments)
     let fields = text.split(separator: " ").map(String.init)
-    guard process.terminationStatus == 0, fields.count == 2, let peak = Int(fields[0]),
+    guard fields.count == 2, let peak = Int(fields[0]),
         let seconds = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines))
     else {
         throw BenchError("the child \(arguments.first ?? "") failed: \(text)")
