@@ -82,14 +82,16 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// Sends `endpoint`, checks for a 2xx status and ignores the body (204 and empty bodies
     /// included).
+    ///
+    /// - Returns: `.success(code:)` with the 2xx status; discardable.
+    @discardableResult
     public func requestVoid(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
-    )
-        async throws
-    {
-        if try await sendDeferred(to: endpoint, via: environment) == nil {
-            _ = try await requestData(to: endpoint, via: environment)
+    ) async throws -> NetworkServiceEmptyResponseResult {
+        if let (_, deferred, _) = try await sendDeferred(to: endpoint, via: environment) {
+            return .success(code: deferred.statusCode)
         }
+        return .success(code: try await requestData(to: endpoint, via: environment).response.statusCode)
     }
 
     /// Sends `endpoint`, decodes the 2xx body as `Model`, and also returns the response, for

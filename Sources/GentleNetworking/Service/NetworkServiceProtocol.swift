@@ -14,6 +14,9 @@ public protocol NetworkServiceProtocol: Sendable {
     func requestModels<Model: Decodable>(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> [Model]
-    /// Sends `endpoint` and ignores the body of a 2xx response.
-    func requestVoid(to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol) async throws
+    /// Sends `endpoint` and ignores the body of a 2xx response; returns the status it got.
+    @discardableResult
+    func requestVoid(
+        to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
+    ) async throws -> NetworkServiceEmptyResponseResult
 }
