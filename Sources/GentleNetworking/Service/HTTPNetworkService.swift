@@ -169,6 +169,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     private func statusError(_ response: HTTPURLResponse, data: Data, request: URLRequest) -> NetworkError {
         let snapshot = HTTPErrorResponse(response, body: data)
         guard let status = HTTPStatusError(statusCode: response.statusCode) else {
+            // Unreachable: callers check for 2xx first. A 2xx is not a status error.
             return NetworkError(
                 .invalidResponseType, message: "Unexpected HTTP status \(response.statusCode).",
                 url: response.url ?? request.url, response: snapshot)

@@ -19,15 +19,16 @@ public enum HTTPStatusError: Error, Sendable, Hashable {
     case serviceUnavailable
     /// Any other 4xx status.
     case clientError(Int)
-    /// Any other 5xx status.
+    /// Any other 5xx status, and any status outside 200–599 (such as 600 or 101), as the seed
+    /// maps them.
     case serverError(Int)
     /// A 3xx status that reached the service (redirects are normally followed by the transport).
     case redirect(Int)
 
     /// Categorizes `statusCode`.
     ///
-    /// Returns `nil` for statuses that are not errors (below 300) and for values outside the
-    /// HTTP range (600 and above).
+    /// Returns `nil` for the 2xx statuses only. A value outside 300–599 (1xx, 600 and above,
+    /// negative) is ``serverError(_:)``, as in the seed: a server that sends one is broken.
     public init?(statusCode: Int) {
         switch statusCode {
         case 401: self = .unauthorized
@@ -38,8 +39,8 @@ public enum HTTPStatusError: Error, Sendable, Hashable {
         case 503: self = .serviceUnavailable
         case 300..<400: self = .redirect(statusCode)
         case 400..<500: self = .clientError(statusCode)
-        case 500..<600: self = .serverError(statusCode)
-        default: return nil
+        case 200..<300: return nil
+        default: self = .serverError(statusCode)
         }
     }
 

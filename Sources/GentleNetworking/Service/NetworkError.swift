@@ -1,20 +1,42 @@
 import Foundation
 
-/// The error thrown by ``HTTPNetworkService``: what kind of failure, plus the context needed to
-/// act on it (the response body and headers, the URL, the underlying error).
+/// The error thrown by ``HTTPNetworkService``: an enum with the seed's two cases, each carrying
+/// everything needed to act on the failure (the response body and headers, the URL, where
+/// decoding failed, the underlying error).
 ///
-/// It is a struct with a ``kind`` rather than an enum, so new context can be added without
-/// breaking callers. Seed-style matching still works:
+/// Seed code matches it unchanged, and ``kind`` tells the failures apart in more detail:
 /// ```swift
-/// do { … } catch NetworkError.httpStatusError(.notFound) {
-///     // 404
+/// do { … } catch NetworkError.httpStatusError(.unauthorized) {
+///     signOut()
 /// } catch let error as NetworkError {
-///     if case .httpStatusError(let status) = error.kind { … }
-///     let payload = error.response?.body
+///     switch error {
+///     case .httpStatusError(let status):
+///         let payload = status.response?.body       // the server's error body
+///     case .invalidResponseType:
+///         if error.kind == .transport(.timedOut) { … }
+///     }
 /// }
 /// ```
+///
+/// - ``httpStatusError(_:)``: the server answered with a non-2xx status.
+/// - ``invalidResponseType(_:)``: every other failure, where no usable response came back: the
+///   transport failed, the body did not decode, the request could not be built. Its
+///   ``Details/kind`` says which.
+///
 /// Cancellation is not a `NetworkError`: a cancelled call throws `CancellationError`.
-public struct NetworkError: Error, Sendable, CustomStringConvertible {
+public enum NetworkError: Error, Sendable, CustomStringConvertible {
+    /// No usable response: the transport failed, the 2xx body did not decode, the request could
+    /// not be built, or the response was not HTTP. ``Details/kind`` says which; it is never
+    /// ``Kind/httpStatusError(_:)``.
+    ///
+    /// `case .invalidResponseType:` matches it whatever the details, and
+    /// ``invalidResponseType`` (without arguments) builds one, as in the seed.
+    case invalidResponseType(Details)
+    /// The server answered with a non-2xx status. The ``HTTPStatusFailure`` compares and matches
+    /// like an ``HTTPStatusError`` (`.unauthorized`, `.clientError(422)`) and also holds the
+    /// response: its status, headers and body.
+    case httpStatusError(HTTPStatusFailure)
+
     /// The category of a ``NetworkError``.
     public enum Kind: Sendable, Hashable {
         /// The transport returned something that is not a usable HTTP response.
@@ -42,20 +64,41 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         case unexpectedNotModified
     }
 
-    /// What kind of failure this is.
-    public let kind: Kind
-    /// A human-readable explanation, free of credentials.
-    public let message: String
-    /// The request URL, when known.
-    public let url: URL?
-    /// The HTTP response, for ``Kind/httpStatusError(_:)`` and ``Kind/decodingFailed``.
-    public let response: HTTPErrorResponse?
-    /// Where and why decoding failed, for ``Kind/decodingFailed``.
-    public let decodingFailure: DecodingFailure?
-    /// The error that caused this one, such as a `DecodingError` or a ``TransportError``.
-    public let underlyingError: (any Error)?
+    /// What a ``NetworkError`` knows about a failure.
+    public struct Details: Sendable {
+        /// What kind of failure this is.
+        public let kind: Kind
+        /// A human-readable explanation, free of credentials.
+        public let message: String
+        /// The request URL, when known.
+        public let url: URL?
+        /// The HTTP response, for status errors, decoding failures and unusable statuses.
+        public let response: HTTPErrorResponse?
+        /// Where and why decoding failed, for ``Kind/decodingFailed``.
+        public let decodingFailure: DecodingFailure?
+        /// The error that caused this one, such as a `DecodingError` or a ``TransportError``.
+        public let underlyingError: (any Error)?
 
-    /// Creates an error.
+        /// Creates details; see ``NetworkError/init(_:message:url:response:decodingFailure:underlyingError:)``.
+        public init(
+            kind: Kind,
+            message: String,
+            url: URL? = nil,
+            response: HTTPErrorResponse? = nil,
+            decodingFailure: DecodingFailure? = nil,
+            underlyingError: (any Error)? = nil
+        ) {
+            self.kind = kind
+            self.message = message
+            self.url = url
+            self.response = response
+            self.decodingFailure = decodingFailure
+            self.underlyingError = underlyingError
+        }
+    }
+
+    /// Creates an error of `kind`: ``httpStatusError(_:)`` for a status kind, otherwise
+    /// ``invalidResponseType(_:)``.
     public init(
         _ kind: Kind,
         message: String,
@@ -64,17 +107,45 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         decodingFailure: DecodingFailure? = nil,
         underlyingError: (any Error)? = nil
     ) {
-        self.kind = kind
-        self.message = message
-        self.url = url
-        self.response = response
-        self.decodingFailure = decodingFailure
-        self.underlyingError = underlyingError
+        let details = Details(
+            kind: kind, message: message, url: url, response: response, decodingFailure: decodingFailure,
+            underlyingError: underlyingError)
+        if case .httpStatusError(let status) = kind {
+            self = .httpStatusError(HTTPStatusFailure(status, details: details))
+        } else {
+            self = .invalidResponseType(details)
+        }
     }
+
+    /// A response that is not HTTP, as the seed's value `NetworkError.invalidResponseType`.
+    public static var invalidResponseType: NetworkError {
+        NetworkError(.invalidResponseType, message: "The response was not an HTTP response.")
+    }
+
+    /// Everything known about the failure.
+    public var details: Details {
+        switch self {
+        case .invalidResponseType(let details): details
+        case .httpStatusError(let status): status.details
+        }
+    }
+
+    /// What kind of failure this is.
+    public var kind: Kind { details.kind }
+    /// A human-readable explanation, free of credentials.
+    public var message: String { details.message }
+    /// The request URL, when known.
+    public var url: URL? { details.url }
+    /// The HTTP response, for ``Kind/httpStatusError(_:)`` and ``Kind/decodingFailed``.
+    public var response: HTTPErrorResponse? { details.response }
+    /// Where and why decoding failed, for ``Kind/decodingFailed``.
+    public var decodingFailure: DecodingFailure? { details.decodingFailure }
+    /// The error that caused this one, such as a `DecodingError` or a ``TransportError``.
+    public var underlyingError: (any Error)? { details.underlyingError }
 
     /// The HTTP status category, when the failure is an HTTP status.
     public var statusError: HTTPStatusError? {
-        if case .httpStatusError(let status) = kind { return status }
+        if case .httpStatusError(let status) = self { return status.error }
         return nil
     }
 
@@ -84,27 +155,5 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     /// The message, prefixed with the kind.
     public var description: String {
         "NetworkError.\(kind): \(message)"
-    }
-
-    // MARK: Seed-compatible matching
-
-    /// A pattern that matches any error of kind ``Kind/invalidResponseType``.
-    public static let invalidResponseType = NetworkError(.invalidResponseType, message: "pattern")
-
-    /// A pattern that matches errors of kind `.httpStatusError(status)`.
-    ///
-    /// Lets seed code such as `catch NetworkError.httpStatusError(.unauthorized)` compile.
-    public static func httpStatusError(_ status: HTTPStatusError) -> NetworkError {
-        NetworkError(.httpStatusError(status), message: "HTTP \(status.statusCode)")
-    }
-
-    /// Matches an error against a pattern by ``kind``, ignoring context.
-    public static func ~= (pattern: NetworkError, value: any Error) -> Bool {
-        (value as? NetworkError)?.kind == pattern.kind
-    }
-
-    /// Matches a `NetworkError` against a pattern by ``kind``, ignoring context.
-    public static func ~= (pattern: NetworkError, value: NetworkError) -> Bool {
-        value.kind == pattern.kind
     }
 }

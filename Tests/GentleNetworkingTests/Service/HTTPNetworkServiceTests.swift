@@ -76,23 +76,29 @@ struct HTTPNetworkServiceTests {
         }
     }
 
-    @Test("HTTPStatusError round-trips status codes and rejects non-errors")
+    @Test("HTTPStatusError round-trips status codes; only 2xx is not an error; out of range is serverError")
     func statusErrorInit() {
-        for code in [300, 399, 400, 401, 403, 404, 429, 499, 500, 503, 599] {
+        for code in [300, 399, 400, 401, 403, 404, 429, 499, 500, 503, 599, 100, 600, 999, -1] {
             #expect(HTTPStatusError(statusCode: code)?.statusCode == code)
         }
-        for code in [100, 200, 204, 299, 600, 999] {
+        for code in [200, 204, 299] {
             #expect(HTTPStatusError(statusCode: code) == nil)
         }
+        #expect(HTTPStatusError(statusCode: 600) == .serverError(600))
+        #expect(HTTPStatusError(statusCode: 101) == .serverError(101))
+        #expect(HTTPStatusError(statusCode: Int.min) == .serverError(Int.min))
+        #expect(HTTPStatusError(statusCode: 422) == .clientError(422))
+        #expect(HTTPStatusError(statusCode: 302) == .redirect(302))
     }
 
-    @Test("A status outside the HTTP range is invalidResponseType")
-    func invalidStatus() async {
-        let transport = CannedResponseTransport(string: "", statusCode: 700)
+    @Test("A status outside the HTTP range is a status error, serverError(700), with its body")
+    func outOfRangeStatus() async {
+        let transport = CannedResponseTransport(string: "odd", statusCode: 700)
         await #expect {
             try await service(transport).requestVoid(to: Endpoint(path: "/m", method: .get), via: environment)
         } throws: { error in
-            (error as? NetworkError)?.kind == .invalidResponseType
+            guard case .httpStatusError(let status) = error as? NetworkError else { return false }
+            return status.error == .serverError(700) && status.response?.bodyText == "odd"
         }
     }
 
@@ -111,7 +117,7 @@ struct HTTPNetworkServiceTests {
         case .httpStatusError(.notFound): break
         default: Issue.record("switch pattern did not match")
         }
-        #expect(!(NetworkError.httpStatusError(.forbidden) ~= error))
+        if case .httpStatusError(.forbidden) = error { Issue.record(".forbidden matched a 404") }
     }
 
     @Test("A decoding failure names the type, the coding path, the status and a redacted excerpt")
