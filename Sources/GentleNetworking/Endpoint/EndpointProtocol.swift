@@ -37,6 +37,21 @@ public protocol EndpointProtocol: Sendable {
 }
 
 extension EndpointProtocol {
+    /// Builds the `URLRequest` for this endpoint joined to `baseURL`, as the service would send
+    /// it but without credentials: the path joined with exactly one `/`, the query strictly
+    /// encoded, the body as JSON with `Content-Type: application/json`, and ``headers`` checked.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The API's base URL, such as `https://api.example.com/v2`.
+    ///   - jsonEncoder: Encodes ``body``; a plain `JSONEncoder` by default.
+    /// - Throws: ``NetworkError``: ``NetworkError/Kind/missingBaseURL`` for
+    ///   ``DefaultAPIEnvironment/unsetBaseURL``, ``NetworkError/Kind/invalidURL``,
+    ///   ``NetworkError/Kind/encodingFailed`` or ``NetworkError/Kind/invalidRequest``, as
+    ///   ``EndpointRequestBuilder/makeRequest(for:in:)`` does.
+    public func from(_ baseURL: URL, jsonEncoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> URLRequest {
+        try EndpointRequestBuilder(jsonEncoder: jsonEncoder).makeRequest(for: self, baseURL: baseURL)
+    }
+
     /// No extra headers by default.
     public var headers: [String: String] { [:] }
     /// No per-endpoint timeout by default.

@@ -28,7 +28,14 @@ public struct EndpointRequestBuilder: Sendable {
         for endpoint: any EndpointProtocol,
         in environment: any APIEnvironmentProtocol
     ) throws(NetworkError) -> URLRequest {
-        guard let baseURL = environment.baseURL else {
+        try makeRequest(for: endpoint, baseURL: environment._baseURL)
+    }
+
+    /// Builds the request for `endpoint` joined to `baseURL`, without credentials; throws as
+    /// ``makeRequest(for:in:)`` does (``NetworkError/Kind/missingBaseURL`` for `nil` or
+    /// ``DefaultAPIEnvironment/unsetBaseURL``).
+    public func makeRequest(for endpoint: any EndpointProtocol, baseURL: URL?) throws(NetworkError) -> URLRequest {
+        guard let baseURL, baseURL != DefaultAPIEnvironment.unsetBaseURL else {
             throw NetworkError(.missingBaseURL, message: "The API environment has no base URL.")
         }
         let url = try Self.url(base: baseURL, path: endpoint.path, query: endpoint.query)

@@ -27,6 +27,8 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     public let jsonEncoder: JSONEncoder
     /// Where request and response records go.
     public let logger: any NetworkLogger
+    /// Told about every 401 before the call throws; `nil` by default.
+    public let invalidationHandler: (any TokenInvalidationHandler)?
     /// `transport`, when it can defer building responses; resolved once, not per request.
     private let deferredTransport: (any DeferredResponseTransport)?
 
@@ -35,20 +37,24 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// - Parameters:
     ///   - transport: The platform's default transport (see ``DefaultTransport``) by default.
     ///   - authService: ``SystemKeyChainAuthService`` by default.
-    ///   - jsonDecoder: A plain `JSONDecoder` by default.
-    ///   - jsonEncoder: A plain `JSONEncoder` by default.
+    ///   - invalidationHandler: Awaited on every 401 before the call throws (see
+    ///     ``TokenInvalidationHandler``); `nil` by default.
+    ///   - jsonDecoder: A plain `JSONDecoder` when `nil` (the default).
+    ///   - jsonEncoder: A plain `JSONEncoder` when `nil` (the default).
     ///   - logger: ``NoOpNetworkLogger`` by default.
     public init(
         transport: any HTTPTransportProtocol = DefaultTransport.make(),
         authService: any AuthServiceProtocol = SystemKeyChainAuthService(),
-        jsonDecoder: JSONDecoder = JSONDecoder(),
-        jsonEncoder: JSONEncoder = JSONEncoder(),
+        invalidationHandler: (any TokenInvalidationHandler)? = nil,
+        jsonDecoder: JSONDecoder? = nil,
+        jsonEncoder: JSONEncoder? = nil,
         logger: any NetworkLogger = NoOpNetworkLogger()
     ) {
         self.transport = transport
         self.authService = authService
-        self.jsonDecoder = jsonDecoder
-        self.jsonEncoder = jsonEncoder
+        self.invalidationHandler = invalidationHandler
+        self.jsonDecoder = jsonDecoder ?? JSONDecoder()
+        self.jsonEncoder = jsonEncoder ?? JSONEncoder()
         self.logger = logger
         self.deferredTransport = transport as? any DeferredResponseTransport
     }
@@ -135,11 +141,27 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         _ endpoint: any EndpointProtocol, _ environment: any APIEnvironmentProtocol
     ) async throws -> (Data, HTTPURLResponse, URLRequest) {
         let request = try await prepare(endpoint, environment)
-        let (data, response) = try await send(request, bodyLimit: endpoint.maxResponseBytes)
+        let data: Data
+        let response: HTTPURLResponse
+        do {
+            (data, response) = try await send(request, bodyLimit: endpoint.maxResponseBytes)
+        } catch {
+            await notifyIfUnauthorized(error)
+            throw error
+        }
         guard (200..<300).contains(response.statusCode) else {
+            if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
             throw statusError(response, data: data, request: request)
         }
         return (data, response, request)
+    }
+
+    /// Tells ``invalidationHandler`` when the transport threw a 401 (a ``ReauthTransport`` whose
+    /// refresh failed), as it is told about a 401 response.
+    private func notifyIfUnauthorized(_ error: any Error) async {
+        if let error = error as? NetworkError, error.kind == .httpStatusError(.unauthorized) {
+            await invalidationHandler?.handleInvalidToken()
+        }
     }
 
     /// The credential values `request` carries, with the auth service's own header: scrubbed
@@ -207,9 +229,12 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
                 }
             }
         } catch {
-            throw mapped(error, request: request)
+            let failure = mapped(error, request: request)
+            await notifyIfUnauthorized(failure)
+            throw failure
         }
         guard (200..<300).contains(deferred.statusCode) else {
+            if deferred.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
             throw statusError(try fullResponse(deferred, request), data: data, request: request)
         }
         return (data, deferred, request)

@@ -1,0 +1,13 @@
+/// Told when the server rejects the caller's credentials, so the app can sign out, clear the
+/// stored token or show a login screen.
+///
+/// ``HTTPNetworkService`` awaits ``handleInvalidToken()`` on every 401 response (for an
+/// endpoint with or without `requiresAuth`; after ``ReauthTransport`` gave up, when one is in
+/// the stack), then throws ``NetworkError/httpStatusError(_:)`` with `.unauthorized`. It is
+/// called once per failed call, never for other statuses or transport failures. The handler
+/// runs on the calling task: a slow one delays the throw, and cancelling the call does not
+/// cancel a handler that already started.
+public protocol TokenInvalidationHandler: Sendable {
+    /// Called after a 401, before the call throws.
+    func handleInvalidToken() async
+}
