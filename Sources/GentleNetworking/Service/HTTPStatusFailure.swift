@@ -25,7 +25,8 @@ public struct HTTPStatusFailure: Error, Sendable, Hashable, CustomStringConverti
     /// Creates a failure for `error`; `details` defaults to a message naming the status.
     public init(_ error: HTTPStatusError, details: NetworkError.Details? = nil) {
         self.error = error
-        self.details = details ?? NetworkError.Details(kind: .httpStatusError(error), message: "HTTP \(error.statusCode)")
+        self.details =
+            details ?? NetworkError.Details(kind: .httpStatusError(error), message: "HTTP \(error.statusCode)")
     }
 
     /// The numeric status code, such as 404.

@@ -79,7 +79,8 @@ struct RetryStormTests {
     func expectAttempts(_ storm: Storm, _ kind: TransportKind, exactly attempts: Int) {
         let paths = (0..<Self.inFlight).map { "/storm/\($0)" }
         for path in paths {
-            #expect(storm.clientAttempts(path) == attempts, "\(kind): \(path) made \(storm.clientAttempts(path)) attempts")
+            #expect(
+                storm.clientAttempts(path) == attempts, "\(kind): \(path) made \(storm.clientAttempts(path)) attempts")
         }
         let failures = storm.failedAttemptsPerPath.values.flatMap { $0 }
         guard !failures.isEmpty else {

@@ -129,7 +129,9 @@ struct NetworkErrorMatchingTests {
         struct Order: Decodable { let id: Int }
         do {
             let _: Order = try await HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
-                .request(to: Endpoint(path: "/o", method: .get), via: DefaultAPIEnvironment(baseURL: URL(string: "https://a.example")))
+                .request(
+                    to: Endpoint(path: "/o", method: .get),
+                    via: DefaultAPIEnvironment(baseURL: URL(string: "https://a.example")))
             Issue.record("decoded a string as an Int")
         } catch let error as NetworkError {
             #expect(seedBranch(error) == "invalid")
@@ -166,7 +168,8 @@ struct NetworkErrorMatchingTests {
     func failureEquality() {
         let bare = HTTPStatusFailure(.notFound)
         let detailed = HTTPStatusFailure(
-            .notFound, details: NetworkError.Details(kind: .httpStatusError(.notFound), message: "HTTP 404 from GET /x"))
+            .notFound, details: NetworkError.Details(kind: .httpStatusError(.notFound), message: "HTTP 404 from GET /x")
+        )
         #expect(bare == detailed)
         #expect(Set([bare, detailed]).count == 1)
         #expect(HTTPStatusFailure.clientError(401) != .unauthorized)

@@ -25,7 +25,9 @@ final class InvalidationRecorder: TokenInvalidationHandler, @unchecked Sendable 
 /// `_baseURL` and `EndpointProtocol.from(_:jsonEncoder:)`. Over real sockets on every transport.
 @Suite("HTTPNetworkService: the seed's API, on the wire")
 struct SeedServiceAPITests {
-    func service(_ kind: TransportKind, _ handler: InvalidationRecorder?, logger: any NetworkLogger = NoOpNetworkLogger())
+    func service(
+        _ kind: TransportKind, _ handler: InvalidationRecorder?, logger: any NetworkLogger = NoOpNetworkLogger()
+    )
         throws -> HTTPNetworkService
     {
         HTTPNetworkService(
@@ -109,7 +111,8 @@ struct SeedServiceAPITests {
             server.route("PUT", "/items/1") { _ in .text("{}", status: 202) }
             let service = try service(kind, nil)
             let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
-            let deleted = try await service.requestVoid(to: Endpoint(path: "/items/1", method: .delete), via: environment)
+            let deleted = try await service.requestVoid(
+                to: Endpoint(path: "/items/1", method: .delete), via: environment)
             #expect(deleted == .success(code: 204), "\(kind)")
             #expect(deleted.statusCode == 204)
             try await service.requestVoid(to: Endpoint(path: "/items/1", method: .put), via: environment)
@@ -174,7 +177,8 @@ struct SeedServiceAPITests {
         #expect(request.url?.absoluteString == "https://api.example.com/v1/users/7?q=a%20b%26c")
         #expect(request.httpMethod == "POST")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
-        let json = try #require(request.httpBody.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: String] })
+        let json = try #require(
+            request.httpBody.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: String] })
         #expect(json == ["name": "Zoë", "at": "1970-01-01T00:00:00Z"])
         // The same request as the builder makes for an environment with that base URL.
         let built = try EndpointRequestBuilder(jsonEncoder: encoder).makeRequest(
