@@ -31,7 +31,7 @@ public struct HTTPErrorResponse: Sendable, Hashable {
 
     /// The value of header `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.key.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// The body decoded as UTF-8 text, or `nil` when it is not valid UTF-8.

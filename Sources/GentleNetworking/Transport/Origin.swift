@@ -63,10 +63,11 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     public static func withCredentialHeaders<T>(
         _ names: [String], isolation: isolated (any Actor)? = #isolation, operation: () async throws -> T
     ) async rethrows -> T {
-        let added = names.filter { name in
-            !credentialHeadersInForce.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-        }
-        guard !added.isEmpty else { return try await operation() }
+        let inForce = credentialHeadersInForce
+        func isNew(_ name: String) -> Bool { !inForce.contains { $0.equalsIgnoringASCIICase(name) } }
+        // The common case, every name already in force (`Authorization`), allocates nothing.
+        guard names.contains(where: isNew) else { return try await operation() }
+        let added = names.filter(isNew)
         return try await $additionalCredentialHeaders.withValue(additionalCredentialHeaders + added) {
             try await operation()
         }

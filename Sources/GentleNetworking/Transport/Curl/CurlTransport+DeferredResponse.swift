@@ -11,7 +11,7 @@
             var current = request
             while true {
                 try Task.checkCancellation()
-                let trust = current.url?.host.flatMap { trustByHost[$0.lowercased()] }
+                let trust = trust(for: current.url)
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles)
                 let (body, head) = try await runHead(easy)

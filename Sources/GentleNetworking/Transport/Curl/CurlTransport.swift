@@ -236,7 +236,7 @@
             var current = request
             while true {
                 let buffer = CurlStreamBuffer(highWater: bufferSize)
-                let trust = current.url?.host.flatMap { trustByHost[$0.lowercased()] }
+                let trust = trust(for: current.url)
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer),
                     maxStreamedBytes: maxBytes)
@@ -285,7 +285,7 @@
             maxStreamedBytes: Int64? = nil
         ) async throws -> (Data, HTTPURLResponse) {
             try Task.checkCancellation()
-            let trust = request.url?.host.flatMap { trustByHost[$0.lowercased()] }
+            let trust = trust(for: request.url)
             let sinkValue = try sink()
             let sourceValue: CurlEasyRequest.Source
             do {
@@ -331,6 +331,13 @@
                     .badResponse, url: easy.request.url, message: "The server sent no valid status line.")
             }
             return (body, head)
+        }
+
+        /// The trust settings for `url`'s host, when it has any (pinning transports only: a plain
+        /// transport has none, and skips reading the URL's host on every request).
+        func trust(for url: URL?) -> CurlTrustSettings? {
+            guard !trustByHost.isEmpty, let host = url?.host else { return nil }
+            return trustByHost[host.lowercased()]
         }
 
         /// Maps a libcurl result to a typed error.
