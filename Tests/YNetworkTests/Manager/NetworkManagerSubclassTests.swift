@@ -3,6 +3,10 @@ import GentleNetworkingTesting
 import Testing
 import YNetwork
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 private struct Fetch: NetworkRequest {
     var path: PathRepresentable = "users"
     var headers: HttpHeaders? = nil
@@ -119,5 +123,25 @@ struct NetworkManagerSubclassTests {
         manager.configure(with: NetworkManagerConfiguration(basePath: "https://api.example.com", networkEngine: engine))
         #expect(manager.configuration?.networkEngine as? URLProtocolStubNetworkEngine === engine)
         #expect(manager.configuration.basePath?.pathValue == "https://api.example.com")
+    }
+}
+
+private final class Delegate: NSObject, URLSessionDelegate {}
+
+@Suite("Configurations: sessionDelegate is settable and held weakly, as in Y-Network")
+struct SessionDelegatePropertyTests {
+    @Test("Setting sessionDelegate on either configuration keeps it weakly")
+    func settable() {
+        var configuration = NetworkManagerConfiguration()
+        var engineConfiguration = NetworkEngineConfiguration()
+        var delegate: Delegate? = Delegate()
+        configuration.sessionDelegate = delegate
+        engineConfiguration.sessionDelegate = delegate
+        #expect(configuration.sessionDelegate === delegate)
+        #expect(engineConfiguration.sessionDelegate === delegate)
+        #expect(configuration.engineConfiguration.sessionDelegate === delegate)
+        delegate = nil
+        #expect(configuration.sessionDelegate == nil)
+        #expect(engineConfiguration.sessionDelegate == nil)
     }
 }
