@@ -62,6 +62,7 @@ open class NetworkManager: @unchecked Sendable {
     /// Creates a manager that works without configuration.
     public init() {}
 
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     /// The current configuration (the default one until ``configure(with:sessionManager:)``).
     ///
     /// Never `nil`. Implicitly unwrapped, as Y-Network declares it, so that its optional

@@ -107,7 +107,9 @@ struct InterpolationTests {
 
         let text = "\(request: request)"
 
-        for secret in ["hunter2", "K3Y-VALUE", "T0KEN", "s3cr3t-bearer", "c00kie-value", "pr0xy", "x-k3y", "pa55word", "r3fresh"] {
+        for secret in [
+            "hunter2", "K3Y-VALUE", "T0KEN", "s3cr3t-bearer", "c00kie-value", "pr0xy", "x-k3y", "pa55word", "r3fresh",
+        ] {
             #expect(!text.contains(secret), "\(secret) leaked: \(text)")
         }
         #expect(text.contains("Bearer <redacted>"))
@@ -140,8 +142,9 @@ struct WriteDataToFileTests {
         defer { try? FileManager.default.removeItem(at: second) }
 
         #expect(first != second)
-        #expect(first.deletingLastPathComponent().standardizedFileURL.path
-            == FileManager.default.temporaryDirectory.standardizedFileURL.path)
+        #expect(
+            first.deletingLastPathComponent().standardizedFileURL.path
+                == FileManager.default.temporaryDirectory.standardizedFileURL.path)
         #expect(try Data(contentsOf: first) == Data("payload".utf8))
         let mode = try FileManager.default.attributesOfItem(atPath: first.path)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)

@@ -47,12 +47,6 @@ private final class TaggingManager: NetworkManager, @unchecked Sendable {
     }
 }
 
-private func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
-    await withCheckedContinuation { continuation in
-        start { continuation.resume(returning: $0) }
-    }
-}
-
 @Suite("NetworkManager subclasses: open members, the configuration property, Y-Network's call shapes")
 struct NetworkManagerSubclassTests {
     private func makeSubclass(server: LoopbackServer) -> TaggingManager {

@@ -42,7 +42,8 @@ struct GifBuilderTests {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("POST", "/upload") { _ in .status(204) }
-        let builder = GifBuilder(fileName: "dance", formFields: ["caption": "hi"], boundary: "gif-boundary", bundle: bundle)
+        let builder = GifBuilder(
+            fileName: "dance", formFields: ["caption": "hi"], boundary: "gif-boundary", bundle: bundle)
 
         let _: EmptyNetworkResponse = try await makeManager(server: server).submit(GifUpload(multipart: builder))
 

@@ -38,10 +38,12 @@ struct URLHelpersTests {
     @Test("queryParameterString encodes one pair as a query does; true is a bare key, false and nil nothing")
     func singlePair() {
         let builder = URLBuilder()
-        #expect(builder.queryParameterString(field: "first name", value: "John Doe", contentType: .JSON)
-            == "first%20name=John%20Doe")
-        #expect(builder.queryParameterString(field: "first name", value: "John Doe", contentType: .formURLEncoded)
-            == "first+name=John+Doe")
+        #expect(
+            builder.queryParameterString(field: "first name", value: "John Doe", contentType: .JSON)
+                == "first%20name=John%20Doe")
+        #expect(
+            builder.queryParameterString(field: "first name", value: "John Doe", contentType: .formURLEncoded)
+                == "first+name=John+Doe")
         #expect(builder.queryParameterString(field: "q", value: "a&b=c/d?", contentType: .JSON) == "q=a%26b%3Dc%2Fd%3F")
         #expect(builder.queryParameterString(field: "page", value: 3, contentType: .JSON) == "page=3")
         #expect(builder.queryParameterString(field: "fresh", value: true, contentType: .JSON) == "fresh")

@@ -32,12 +32,6 @@ private struct Failure: Error, CustomNSError {
     var errorCode: Int { -1200 }
 }
 
-private func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
-    await withCheckedContinuation { continuation in
-        start { continuation.resume(returning: $0) }
-    }
-}
-
 /// The stub's queue is process-wide, so this suite runs its tests one at a time and no other
 /// suite uses the stub.
 @Suite("URLProtocolStub and URLProtocolStubNetworkEngine: canned results through a real URLSession", .serialized)
@@ -164,7 +158,8 @@ struct URLProtocolStubTests {
     @Test("A download stubbed 500 fails with HttpError, one stubbed 401 with unauthenticated")
     func downloadFailures() async throws {
         let (manager, _) = stubbedManager()
-        URLProtocolStub.appendStub(.success((Data(), try #require(URLProtocolStub.makeHTTPURLResponse(statusCode: 500)))))
+        URLProtocolStub.appendStub(
+            .success((Data(), try #require(URLProtocolStub.makeHTTPURLResponse(statusCode: 500)))))
         let failed: Result<URL, any Error> = await waitFor { done in
             manager.submitBackgroundDownload(ImageDownload()) { done($0) }
         }
