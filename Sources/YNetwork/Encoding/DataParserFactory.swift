@@ -40,9 +40,10 @@ public struct JSONDataParserFactory: DataParserFactory {
         self.encoder = encoder
     }
 
-    /// Creates a factory with a plain `JSONDecoder` and `JSONEncoder`.
+    /// Creates a factory with `JSONDecoder.defaultDecoder` (a plain decoder unless replaced)
+    /// and `JSONEncoder.defaultEncoder` (pretty-printed output), as in Y-Network.
     public init() {
-        self.init(decoder: JSONDecoder(), encoder: JSONEncoder())
+        self.init(decoder: JSONDecoder.defaultDecoder, encoder: JSONEncoder.defaultEncoder)
     }
 
     /// The JSON decoder for `.JSON`; `nil` otherwise.

@@ -16,7 +16,7 @@ public struct FormURLEncoder: DataEncoder {
     /// - Throws: ``NetworkError/serialization(_:)`` when `value` is not an object (a JSON array
     ///   or scalar has no keys to send).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        let parameters: Parameters
+        let parameters: [String: Any]
         if let builder = value as? ParametersBuilder {
             parameters = builder.parameters
         } else {
@@ -27,13 +27,18 @@ public struct FormURLEncoder: DataEncoder {
             }
             parameters = object
         }
-        return Data(Self.encode(parameters, spaceAsPlus: true).utf8)
+        return Data(Self.encodeAny(parameters, spaceAsPlus: true).utf8)
     }
 
     /// `parameters` as sorted, percent-encoded `key=value` pairs joined by `&`.
     ///
     /// - Parameter spaceAsPlus: Whether spaces are written `+` (form bodies) or `%20`.
     public static func encode(_ parameters: Parameters, spaceAsPlus: Bool) -> String {
+        encodeAny(parameters, spaceAsPlus: spaceAsPlus)
+    }
+
+    /// ``encode(_:spaceAsPlus:)`` for values of any type (such as a decoded JSON object).
+    static func encodeAny(_ parameters: [String: Any], spaceAsPlus: Bool) -> String {
         // Sorted by key; an array's values keep their order.
         var pairs: [String] = []
         for key in parameters.keys.sorted() {

@@ -12,10 +12,14 @@ public struct NetworkEngineConfiguration: Sendable {
     public let timeoutInterval: TimeInterval
     /// The cache policy; `nil` (the default) for `.useProtocolCachePolicy`.
     public let cachePolicy: URLRequest.CachePolicy?
-    private let delegateBox: WeakSessionDelegate
+    private var delegateBox: WeakSessionDelegate
 
-    /// The `URLSession` delegate, held weakly; `nil` by default.
-    public var sessionDelegate: URLSessionDelegate? { delegateBox.value }
+    /// The `URLSession` delegate, held weakly; `nil` by default. Settable, as Y-Network's
+    /// `weak var` is (the configuration stays a `Sendable` value).
+    public var sessionDelegate: URLSessionDelegate? {
+        get { delegateBox.value }
+        set { delegateBox = WeakSessionDelegate(newValue) }
+    }
 
     /// Creates an engine configuration.
     public init(

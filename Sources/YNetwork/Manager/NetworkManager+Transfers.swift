@@ -11,21 +11,11 @@ import GentleNetworking
 /// moves between the socket and the file with constant memory. Progress handlers run on the
 /// main queue with the fraction done; the last call is `1.0` when the transfer succeeds.
 extension NetworkManager {
-    /// Downloads the response body of `request` to a temporary file.
-    ///
-    /// - Parameters:
-    ///   - progress: Called on the main queue with the fraction received; `nil` by default.
-    ///   - completionHandler: Called once, off the main queue, with the temporary file (move it
-    ///     before returning: it is removed afterwards) or the error: ``NetworkError`` (401 is
-    ///     ``NetworkError/unauthenticated``), ``HttpError`` with the body for other statuses, or
-    ///     `CancellationError`.
-    /// - Returns: A handle that cancels the download. It is never `nil` (the optional is kept
-    ///   for source compatibility): a request that cannot be built fails in the handler.
-    @discardableResult
-    public func submitBackgroundDownload(
-        _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: @escaping FileDownloadHandler
-    ) -> Cancelable? {
-        let configuration = self.configuration
+    /// Runs ``submitBackgroundDownload(_:progress:completionHandler:)``.
+    func download(
+        _ request: NetworkRequest, progress: ProgressHandler?, completionHandler: @escaping FileDownloadHandler
+    ) -> TransferHandle {
+        let configuration = currentConfiguration
         let reporter = ProgressReporter(progress)
         return TransferHandle(
             Task {
@@ -51,54 +41,12 @@ extension NetworkManager {
             })
     }
 
-    /// Uploads the body of `request` from a temporary file (a multipart body is written there
-    /// without loading its file parts into memory), then calls `completionHandler` with the
-    /// response body on the main queue.
-    ///
-    /// - Parameters:
-    ///   - progress: Called on the main queue with the fraction sent; `nil` by default.
-    ///   - completionHandler: Called on success only, as in Y-Network; use
-    ///     ``submitBackgroundUpload(_:progress:resultHandler:)`` to see failures too.
-    /// - Returns: A handle that cancels the upload; never `nil`.
-    @discardableResult
-    public func submitBackgroundUpload(
-        _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: FileUploadHandler? = nil
-    ) -> Cancelable? {
-        submitBackgroundUpload(request, progress: progress) { result in
-            if case .success(let data) = result { completionHandler?(data) }
-        }
-    }
-
-    /// Uploads the body of `request` from a temporary file, then calls `resultHandler` on the
-    /// main queue with the response body or the error.
-    ///
-    /// - Returns: A handle that cancels the upload; never `nil`.
-    @discardableResult
-    public func submitBackgroundUpload(
-        _ request: NetworkRequest, progress: ProgressHandler? = nil,
-        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
-    ) -> Cancelable? {
-        transfer(request, file: nil, progress: progress, resultHandler: resultHandler)
-    }
-
-    /// Uploads the file at `file` as the body of `request` (its own ``NetworkRequest/body`` is
-    /// ignored), streaming it from disk, then calls `resultHandler` on the main queue with the
-    /// response body or the error.
-    ///
-    /// - Returns: A handle that cancels the upload.
-    @discardableResult
-    public func submitBackgroundUpload(
-        _ request: NetworkRequest, fromFile file: URL, progress: ProgressHandler? = nil,
-        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
-    ) -> Cancelable {
-        transfer(request, file: file, progress: progress, resultHandler: resultHandler)
-    }
-
-    private func transfer(
+    /// Runs an upload of `file`, or of the request's body written to a temporary file.
+    func transfer(
         _ request: NetworkRequest, file: URL?, progress: ProgressHandler?,
         resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
     ) -> TransferHandle {
-        let configuration = self.configuration
+        let configuration = currentConfiguration
         let reporter = ProgressReporter(progress)
         return TransferHandle(
             Task {

@@ -21,6 +21,18 @@ public typealias FileDownloadHandler = @Sendable (Result<URL, any Error>) -> Voi
 /// Called, on the main queue, with the response body of a successful upload.
 public typealias FileUploadHandler = @Sendable (Data) -> Void
 
+/// Called when a transfer is cancelled; kept from Y-Network, where it was for a `Progress`'s
+/// cancellation handler. ``NetworkManager`` itself does not take one: cancelling a
+/// ``Cancelable`` fails the transfer's handler with `CancellationError`.
+public typealias CancellationHandler = @Sendable () -> Void
+
+/// A raw exchange's outcome, as Y-Network declared it for engines: the body, the response, or
+/// the error. Our ``NetworkEngine`` is `async` and does not use it.
+public typealias NetworkEngineCompletion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
+/// `URLSessionTask` is a ``Cancelable``, as in Y-Network.
+extension URLSessionTask: Cancelable {}
+
 /// Sends ``NetworkRequest``s: builds each URL request, sends it through the configured
 /// ``NetworkEngine``, refreshes credentials on a 401 through the ``SessionManager``, and parses
 /// the response.
@@ -31,6 +43,12 @@ public typealias FileUploadHandler = @Sendable (Data) -> Void
 /// Responses: 2xx is parsed by the request's ``ResponseContentType``; 401 is
 /// ``NetworkError/unauthenticated`` (after one refresh and retry, with a session manager); any
 /// other status is ``HttpError`` with the status, headers and body.
+///
+/// Subclassing: an `open` class, as in Y-Network (``submit(_:)``, ``submit(_:completion:)``,
+/// the transfers and ``peekTaskResult(request:data:response:error:)`` can be overridden). It is
+/// `Sendable`, behind locks; a subclass inherits that and should restate it
+/// (`final class Spy: NetworkManager, @unchecked Sendable`), protecting any mutable state it
+/// adds (Swift warns until it is restated; it compiles either way, in Swift 5 and 6 modes).
 open class NetworkManager: @unchecked Sendable {
     // @unchecked: all mutable state is in `state` and `refresh`, behind their locks.
     private struct State {
@@ -44,8 +62,15 @@ open class NetworkManager: @unchecked Sendable {
     /// Creates a manager that works without configuration.
     public init() {}
 
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     /// The current configuration (the default one until ``configure(with:sessionManager:)``).
-    public var configuration: NetworkManagerConfiguration {
+    ///
+    /// Never `nil`. Implicitly unwrapped, as Y-Network declares it, so that its optional
+    /// chaining (`manager.configuration?.networkEngine`) compiles too.
+    public var configuration: NetworkManagerConfiguration! { currentConfiguration }
+
+    /// The current configuration, for this module's own use.
+    var currentConfiguration: NetworkManagerConfiguration {
         state.withLock { state in
             if let configuration = state.configuration { return configuration }
             let configuration = NetworkManagerConfiguration()
@@ -75,7 +100,7 @@ open class NetworkManager: @unchecked Sendable {
     /// - Throws: ``NetworkError``, ``HttpError``, `CancellationError`, or the transport's error
     ///   when it is neither a TLS nor a connectivity failure (a timeout, for example).
     open func submit<Response: Decodable>(_ request: NetworkRequest) async throws -> Response {
-        let configuration = self.configuration
+        let configuration = currentConfiguration
         let (data, response) = try await exchange(request, configuration: configuration)
         return try parse(data, response: response, request: request, configuration: configuration)
     }
@@ -102,6 +127,69 @@ open class NetworkManager: @unchecked Sendable {
                     }
                 }
             })
+    }
+
+    // MARK: - Transfers (see NetworkManager+Transfers.swift)
+
+    /// Downloads the response body of `request` to a temporary file.
+    ///
+    /// - Parameters:
+    ///   - progress: Called on the main queue with the fraction received; `nil` by default.
+    ///   - completionHandler: Called once, off the main queue, with the temporary file (move it
+    ///     before returning: it is removed afterwards) or the error: ``NetworkError`` (401 is
+    ///     ``NetworkError/unauthenticated``), ``HttpError`` with the body for other statuses, or
+    ///     `CancellationError`.
+    /// - Returns: A handle that cancels the download. It is never `nil` (the optional is kept
+    ///   for source compatibility; Y-Network returned `nil` when unconfigured, this manager works
+    ///   unconfigured): a request that cannot be built fails in the handler.
+    @discardableResult
+    open func submitBackgroundDownload(
+        _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: @escaping FileDownloadHandler
+    ) -> Cancelable? {
+        download(request, progress: progress, completionHandler: completionHandler)
+    }
+
+    /// Uploads the body of `request` from a temporary file (a multipart body is written there
+    /// without loading its file parts into memory), then calls `completionHandler` with the
+    /// response body on the main queue.
+    ///
+    /// - Parameters:
+    ///   - progress: Called on the main queue with the fraction sent; `nil` by default.
+    ///   - completionHandler: Called on success only, as in Y-Network; use
+    ///     ``submitBackgroundUpload(_:progress:resultHandler:)`` to see failures too.
+    /// - Returns: A handle that cancels the upload; never `nil`.
+    @discardableResult
+    open func submitBackgroundUpload(
+        _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: FileUploadHandler? = nil
+    ) -> Cancelable? {
+        transfer(request, file: nil, progress: progress) { result in
+            if case .success(let data) = result { completionHandler?(data) }
+        }
+    }
+
+    /// Uploads the body of `request` from a temporary file, then calls `resultHandler` on the
+    /// main queue with the response body or the error.
+    ///
+    /// - Returns: A handle that cancels the upload; never `nil`.
+    @discardableResult
+    open func submitBackgroundUpload(
+        _ request: NetworkRequest, progress: ProgressHandler? = nil,
+        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+    ) -> Cancelable? {
+        transfer(request, file: nil, progress: progress, resultHandler: resultHandler)
+    }
+
+    /// Uploads the file at `file` as the body of `request` (its own ``NetworkRequest/body`` is
+    /// ignored), streaming it from disk, then calls `resultHandler` on the main queue with the
+    /// response body or the error.
+    ///
+    /// - Returns: A handle that cancels the upload.
+    @discardableResult
+    open func submitBackgroundUpload(
+        _ request: NetworkRequest, fromFile file: URL, progress: ProgressHandler? = nil,
+        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+    ) -> Cancelable {
+        transfer(request, file: file, progress: progress, resultHandler: resultHandler)
     }
 
     /// A hook called with every exchange's outcome before it is parsed (data and response) or

@@ -23,10 +23,14 @@ public struct NetworkManagerConfiguration: Sendable {
     /// How credentials are refreshed on a 401: at most 3 refreshes per 60 s, each given 30 s, by
     /// default. See ``SessionRefreshPolicy``.
     public var sessionRefreshPolicy: SessionRefreshPolicy
-    private let delegateBox: WeakSessionDelegate
+    private var delegateBox: WeakSessionDelegate
 
     /// A `URLSession` delegate, held weakly, for a `URLSession`-backed engine; `nil` by default.
-    public var sessionDelegate: URLSessionDelegate? { delegateBox.value }
+    /// Settable, as Y-Network's `weak var` is (the configuration stays a `Sendable` value).
+    public var sessionDelegate: URLSessionDelegate? {
+        get { delegateBox.value }
+        set { delegateBox = WeakSessionDelegate(newValue) }
+    }
 
     /// Creates a configuration; ``sessionRefreshPolicy`` is `SessionRefreshPolicy()` by default.
     public init(

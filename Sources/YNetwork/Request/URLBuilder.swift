@@ -11,15 +11,21 @@ import GentleNetworking
 ///   `true` is a bare key, `false` and `nil` are left out, arrays repeat their key. They are
 ///   appended with `?`, or `&` when the path already has a query. With a `.formURLEncoded`
 ///   request type, spaces are written `+`.
-/// - Text that still does not parse as a URL is ``NetworkError/invalidURL``.
-public struct URLBuilder: Sendable {
+/// - Text that still does not parse as a URL, or a URL that is not `http`/`https` with a host
+///   (an `ftp://` path is absolute but never sent), is ``NetworkError/invalidURL``.
+///
+/// An `open` class, as in Y-Network, so a subclass can change how paths or queries are made; it
+/// has no state, so it is `Sendable`.
+open class URLBuilder: @unchecked Sendable {
+    // @unchecked: no stored state; a subclass that adds mutable state must protect it itself.
+
     /// Creates a builder.
     public init() {}
 
     /// The path joined to its base, without the query.
     ///
     /// - Throws: ``NetworkError/noBasePath`` for a relative path with no base.
-    public func path(for request: NetworkRequest, configuration: NetworkManagerConfiguration?) throws -> String {
+    open func path(for request: NetworkRequest, configuration: NetworkManagerConfiguration?) throws -> String {
         let path = request.path.pathValue
         if path.isAbsoluteURLPath { return path }
         guard let base = (request.basePath ?? configuration?.basePath)?.pathValue else {
@@ -39,7 +45,7 @@ public struct URLBuilder: Sendable {
     /// The full URL of `request`.
     ///
     /// - Throws: ``NetworkError/noBasePath`` or ``NetworkError/invalidURL``.
-    public func url(for request: NetworkRequest, configuration: NetworkManagerConfiguration?) throws -> URL {
+    open func url(for request: NetworkRequest, configuration: NetworkManagerConfiguration?) throws -> URL {
         var text = try path(for: request, configuration: configuration)
         if let parameters = request.queryParameters?.parameters, !parameters.isEmpty {
             let query = queryString(with: parameters, contentType: request.requestType)
@@ -54,15 +60,27 @@ public struct URLBuilder: Sendable {
     }
 
     /// `parameters` as a sorted, percent-encoded query (spaces as `+` for `.formURLEncoded`).
-    public func queryString(with parameters: Parameters, contentType: RequestContentType) -> String {
+    open func queryString(with parameters: Parameters, contentType: RequestContentType) -> String {
         FormURLEncoder.encode(parameters, spaceAsPlus: contentType == .formURLEncoded)
+    }
+
+    /// One `field=value` query pair, percent-encoded as ``queryString(with:contentType:)``
+    /// encodes it (spaces as `+` for `.formURLEncoded`, `%20` otherwise).
+    ///
+    /// - Returns: `field` alone for `true`; `nil` for `false`, `nil` and an empty array (they are
+    ///   left out of a query); `field=a&field=b` for an array.
+    open func queryParameterString(field: String, value: any Sendable, contentType: RequestContentType) -> String? {
+        let pair = FormURLEncoder.encode([field: value], spaceAsPlus: contentType == .formURLEncoded)
+        return pair.isEmpty ? nil : pair
     }
 }
 
 extension String {
-    /// Whether this is an absolute `http://` or `https://` URL (any case).
+    /// Whether this starts with `http://`, `https://`, `ftp://` or `ftps://` (any case), as in
+    /// Y-Network. Only `http` and `https` URLs are sent: ``URLBuilder`` rejects the others with
+    /// ``NetworkError/invalidURL``.
     public var isAbsoluteURLPath: Bool {
         let lowered = prefix(8).lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        return ["http://", "https://", "ftp://", "ftps://"].contains { lowered.hasPrefix($0) }
     }
 }

@@ -7,7 +7,7 @@ struct Probe: NetworkRequest {
     var basePath: PathRepresentable? = nil
     var queryParameters: ParametersBuilder? { parameters }
     var requestType: RequestContentType = .JSON
-    nonisolated(unsafe) var parameters: Parameters? = nil
+    var parameters: Parameters? = nil
 }
 
 @Suite("URLBuilder: paths, bases and queries as Y-Network builds them")
@@ -75,7 +75,7 @@ struct URLBuilderTests {
         let probe = Probe(
             path: "search",
             parameters: [
-                "q": "fish & chips", "page": 2, "debug": true, "hidden": false, "none": missing as Any,
+                "q": "fish & chips", "page": 2, "debug": true, "hidden": false, "none": missing,
                 "tag": ["b", "a"], "ratio": 0.5,
             ])
         #expect(

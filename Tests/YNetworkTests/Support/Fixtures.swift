@@ -97,6 +97,13 @@ func parseMultipart(_ body: Data, boundary: String) -> [ReceivedPart]? {
     }
 }
 
+/// Waits for a handler-based call to finish: `start` is given the handler to call once.
+func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
+    await withCheckedContinuation { continuation in
+        start { continuation.resume(returning: $0) }
+    }
+}
+
 /// Collects values from any thread.
 final class Recorder<Value: Sendable>: Sendable {
     private let storage = Locked<[Value]>([])

@@ -22,13 +22,6 @@ private struct PutUpload: MultipartRequest {
     let multipart: MultipartBuilder
 }
 
-/// Waits for a handler-based call to finish.
-private func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
-    await withCheckedContinuation { continuation in
-        start { continuation.resume(returning: $0) }
-    }
-}
-
 @Suite("Transfers: download to a file and upload from one, with progress and cancellation")
 struct TransferTests {
     @Test("A 3 MiB download lands in a file, byte for byte; progress rises on the main queue to 1.0")

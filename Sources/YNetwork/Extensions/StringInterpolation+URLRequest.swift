@@ -1,0 +1,97 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension String.StringInterpolation {
+    /// Appends a one-line summary of `request`, for debugging: `"\(request: urlRequest)"`.
+    ///
+    /// Tab-separated, as in Y-Network: the method, the URL, `Headers: [...]` (sorted by name)
+    /// when there are any, then the body pretty-printed when it is JSON, else
+    /// `Content-Length: N bytes`.
+    ///
+    /// Unlike Y-Network, credentials are never printed: the values of `Authorization` (its
+    /// scheme is kept: `Bearer <redacted>`), `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and
+    /// of any header, query item or JSON key whose name mentions a token, password, secret, API
+    /// key, session, signature, credential or cookie become `<redacted>`, as does a password in
+    /// the URL (percent-encoded there). A JSON body above 64 KiB is not parsed and is shown by
+    /// its length only.
+    public mutating func appendInterpolation(request: URLRequest) {
+        appendLiteral(RequestDescription.text(request))
+    }
+}
+
+/// The redacted one-line summary behind `"\(request:)"`.
+enum RequestDescription {
+    static let placeholder = "<redacted>"
+    /// The largest JSON body that is parsed and shown.
+    static let maxShownBody = 64 * 1024
+
+    static func text(_ request: URLRequest) -> String {
+        var items: [String] = []
+        if let method = request.httpMethod { items.append(method) }
+        if let url = request.url { items.append(redacted(url)) }
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        if !headers.isEmpty {
+            let pairs = headers.map { "\"\($0.key)\": \"\(redacted(header: $0.key, value: $0.value))\"" }
+            items.append("Headers: [" + pairs.joined(separator: ", ") + "]")
+        }
+        if let body = request.httpBody, !body.isEmpty {
+            if body.count <= maxShownBody,
+                let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+                let text = PrettyJSON.text(object: redacted(json: object))
+            {
+                items.append(text)
+            } else {
+                items.append("Content-Length: \(body.count) bytes")
+            }
+        }
+        return items.joined(separator: "\t")
+    }
+
+    /// Whether a header, query item or JSON key named `name` holds a credential.
+    static func isSensitive(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        if ["authorization", "proxy-authorization", "auth", "sid"].contains(lowered) { return true }
+        let fragments = [
+            "token", "password", "passwd", "secret", "apikey", "api_key", "api-key", "session", "signature",
+            "credential", "cookie",
+        ]
+        return fragments.contains { lowered.contains($0) }
+    }
+
+    static func redacted(header name: String, value: String) -> String {
+        guard isSensitive(name) else { return value }
+        if name.lowercased().hasSuffix("authorization"), let space = value.firstIndex(of: " ") {
+            return String(value[..<space]) + " " + placeholder
+        }
+        return placeholder
+    }
+
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return placeholder
+        }
+        if components.password != nil { components.password = placeholder }
+        if let items = components.queryItems {
+            components.queryItems = items.map { item in
+                isSensitive(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: placeholder) : item
+            }
+        }
+        return components.string ?? placeholder
+    }
+
+    static func redacted(json: Any) -> Any {
+        switch json {
+        case let object as [String: Any]:
+            var result: [String: Any] = [:]
+            for (key, value) in object { result[key] = isSensitive(key) ? placeholder : redacted(json: value) }
+            return result
+        case let array as [Any]:
+            return array.map(redacted(json:))
+        default:
+            return json
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import YNetwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private enum Plain: Error { case first, second }
+
+private struct Coded: Error, CustomNSError {
+    static var errorDomain: String { "com.example.coded" }
+    var errorCode: Int { 42 }
+    var errorUserInfo: [String: Any] { ["reason": "because"] }
+}
+
+@Suite("Error, String and CharacterSet helpers as Y-Network declares them")
+struct HelperExtensionsTests {
+    @Test("Error.code, .domain and .userInfo read the NSError bridge")
+    func errorBridge() {
+        let coded: any Error = Coded()
+        #expect(coded.code == 42)
+        #expect(coded.domain == "com.example.coded")
+        #expect(coded.userInfo["reason"] as? String == "because")
+        let ns: any Error = NSError(domain: NSURLErrorDomain, code: NSURLErrorCannotFindHost)
+        #expect(ns.code == NSURLErrorCannotFindHost)
+        #expect(ns.domain == NSURLErrorDomain)
+        let plain: any Error = Plain.second
+        #expect(plain.code == 1)
+        #expect(plain.userInfo.isEmpty)
+    }
+
+    @Test("matches(regex:) finds a match anywhere; an invalid pattern is false, not a crash")
+    func regex() {
+        #expect("order-1234".matches(regex: "[0-9]{4}"))
+        #expect(!"order-12".matches(regex: "^[0-9]+$"))
+        #expect("ABC".matches(regex: "^[A-Z]+$"))
+        #expect(!"anything".matches(regex: "(unclosed"))
+        #expect(!"".matches(regex: "a"))
+    }
+
+    @Test("isAbsoluteURLPath: http, https, ftp and ftps in any case; nothing else")
+    func absolutePaths() {
+        for path in ["http://a", "https://a", "ftp://a", "ftps://a", "HTTPS://A", "FtP://a"] {
+            #expect(path.isAbsoluteURLPath, "\(path)")
+        }
+        for path in ["/users", "users", "file:///etc/passwd", "ftpx://a", "mailto:a@b", "https:/a", " https://a"] {
+            #expect(!path.isAbsoluteURLPath, "\(path)")
+        }
+    }
+
+    @Test("formUrlAllowed is urlQueryAllowed without + & = / ?")
+    func formAllowed() {
+        for character in "+&=/?" {
+            #expect(!CharacterSet.formUrlAllowed.contains(character.unicodeScalars.first!), "\(character)")
+        }
+        for character in "aZ09-._~" {
+            #expect(CharacterSet.formUrlAllowed.contains(character.unicodeScalars.first!), "\(character)")
+        }
+        #expect("a b&c".addingPercentEncoding(withAllowedCharacters: .formUrlAllowed) == "a%20b%26c")
+    }
+
+    @Test("ImageContentType values are the image MIME types")
+    func imageTypes() {
+        #expect(ImageContentType.allCases.map(\.value) == ["image/jpg", "image/jpeg", "image/png", "image/gif"])
+    }
+}
+
+@Suite("String interpolations \\(json:) and \\(request:)")
+struct InterpolationTests {
+    @Test("\\(json:) pretty-prints JSON, fragments too, and says when the data is not JSON")
+    func json() {
+        let text = "\(json: Data(#"{"b":[1,2],"a":"x"}"#.utf8))"
+        #expect(text.contains("\n"))
+        #expect(text.contains(#""a" : "x""#))
+        #expect("\(json: Data("42".utf8))" == "42")
+        #expect("\(json: Data("not json".utf8))" == "Invalid JSON data")
+        #expect("\(json: Data())" == "Invalid JSON data")
+    }
+
+    @Test("\\(request:) shows method, URL, headers and the JSON body, tab-separated")
+    func request() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/users?page=2")))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"name":"Ada"}"#.utf8)
+        let parts = "\(request: request)".components(separatedBy: "\t")
+        #expect(parts.count == 4)
+        #expect(parts[0] == "POST")
+        #expect(parts[1] == "https://api.example.com/users?page=2")
+        #expect(parts[2] == #"Headers: ["Content-Type": "application/json"]"#)
+        #expect(parts[3].contains(#""name" : "Ada""#))
+    }
+
+    @Test("\\(request:) never prints credentials: headers, query, URL password, JSON fields")
+    func redacts() throws {
+        let url = try #require(
+            URL(string: "https://user:hunter2@api.example.com/login?api_key=K3Y-VALUE&page=1&access_token=T0KEN"))
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("Bearer s3cr3t-bearer", forHTTPHeaderField: "Authorization")
+        request.setValue("session=c00kie-value", forHTTPHeaderField: "Cookie")
+        request.setValue("pr0xy", forHTTPHeaderField: "Proxy-Authorization")
+        request.setValue("x-k3y", forHTTPHeaderField: "X-API-Key")
+        request.setValue("visible", forHTTPHeaderField: "X-Trace")
+        request.httpBody = Data(#"{"user":"ada","password":"pa55word","nested":[{"refresh_token":"r3fresh"}]}"#.utf8)
+
+        let text = "\(request: request)"
+
+        for secret in [
+            "hunter2", "K3Y-VALUE", "T0KEN", "s3cr3t-bearer", "c00kie-value", "pr0xy", "x-k3y", "pa55word", "r3fresh",
+        ] {
+            #expect(!text.contains(secret), "\(secret) leaked: \(text)")
+        }
+        #expect(text.contains("Bearer <redacted>"))
+        #expect(text.contains("visible"))
+        #expect(text.contains("page=1"))
+        #expect(text.contains(#""user" : "ada""#))
+    }
+
+    @Test("\\(request:) shows a non-JSON or very large body by its length only")
+    func opaqueBodies() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/form")))
+        request.httpMethod = "POST"
+        request.httpBody = Data("password=pa55word".utf8)
+        #expect("\(request: request)".hasSuffix("Content-Length: 17 bytes"))
+        let big = "[" + Array(repeating: #""x""#, count: 20_000).joined(separator: ",") + "]"
+        request.httpBody = Data(big.utf8)
+        #expect("\(request: request)".hasSuffix("Content-Length: \(big.utf8.count) bytes"))
+    }
+}
+
+@Suite("URLRequest.writeDataToFile()")
+struct WriteDataToFileTests {
+    @Test("Writes the body to a new owner-only file in the temporary directory")
+    func writesBody() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/upload")))
+        request.httpBody = Data("payload".utf8)
+        let first = try request.writeDataToFile()
+        defer { try? FileManager.default.removeItem(at: first) }
+        let second = try request.writeDataToFile()
+        defer { try? FileManager.default.removeItem(at: second) }
+
+        #expect(first != second)
+        #expect(
+            first.deletingLastPathComponent().standardizedFileURL.path
+                == FileManager.default.temporaryDirectory.standardizedFileURL.path)
+        #expect(try Data(contentsOf: first) == Data("payload".utf8))
+        let mode = try FileManager.default.attributesOfItem(atPath: first.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+    }
+
+    @Test("No body gives an empty file; a stream body is refused and left unread")
+    func edgeBodies() throws {
+        let url = try #require(URL(string: "https://api.example.com/upload"))
+        let empty = try URLRequest(url: url).writeDataToFile()
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(try Data(contentsOf: empty).isEmpty)
+
+        var streamed = URLRequest(url: url)
+        streamed.httpBodyStream = InputStream(data: Data("stream".utf8))
+        #expect(throws: URLRequestFileError.streamBody) { try streamed.writeDataToFile() }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GentleNetworkingTesting
+import Testing
+import YNetwork
+
+/// A request type that stores its parameters: it must be `Sendable` in Swift 6 mode.
+private struct Search: NetworkRequest, Sendable {
+    let query: ParametersBuilder
+    let form: ParametersBuilder?
+    var path: PathRepresentable { "search" }
+    var method: HttpMethod { form == nil ? .GET : .POST }
+    var requestType: RequestContentType { form == nil ? .JSON : .formURLEncoded }
+    var responseType: ResponseContentType { .none }
+    var queryParameters: ParametersBuilder? { query }
+    var body: BodyBuilder? { form.map { FormBody(parameters: $0.parameters) } }
+}
+
+/// A form body from stored parameters.
+private struct FormBody: ParametersBuilder, Encodable, BodyBuilder {
+    let parameters: Parameters
+    func encode(to encoder: any Encoder) throws {}
+}
+
+/// A subclass that changes how queries are written.
+private final class UppercasingBuilder: URLBuilder, @unchecked Sendable {
+    override func queryString(with parameters: Parameters, contentType: RequestContentType) -> String {
+        super.queryString(with: parameters, contentType: contentType).uppercased()
+    }
+}
+
+private struct QueryProbe: NetworkRequest {
+    var path: PathRepresentable
+    var queryParameters: ParametersBuilder? { ["q": "a b"] as Parameters }
+}
+
+@Suite("URL helpers: queryParameterString, open URLBuilder, Sendable parameters")
+struct URLHelpersTests {
+    @Test("queryParameterString encodes one pair as a query does; true is a bare key, false and nil nothing")
+    func singlePair() {
+        let builder = URLBuilder()
+        #expect(
+            builder.queryParameterString(field: "first name", value: "John Doe", contentType: .JSON)
+                == "first%20name=John%20Doe")
+        #expect(
+            builder.queryParameterString(field: "first name", value: "John Doe", contentType: .formURLEncoded)
+                == "first+name=John+Doe")
+        #expect(builder.queryParameterString(field: "q", value: "a&b=c/d?", contentType: .JSON) == "q=a%26b%3Dc%2Fd%3F")
+        #expect(builder.queryParameterString(field: "page", value: 3, contentType: .JSON) == "page=3")
+        #expect(builder.queryParameterString(field: "fresh", value: true, contentType: .JSON) == "fresh")
+        #expect(builder.queryParameterString(field: "stale", value: false, contentType: .JSON) == nil)
+        #expect(builder.queryParameterString(field: "none", value: String?.none, contentType: .JSON) == nil)
+        #expect(builder.queryParameterString(field: "tag", value: ["x", "y"], contentType: .JSON) == "tag=x&tag=y")
+    }
+
+    @Test("URLBuilder is open: a subclass's override is used by url(for:configuration:)")
+    func subclass() throws {
+        let configuration = NetworkManagerConfiguration(basePath: "https://api.example.com")
+        let url = try UppercasingBuilder().url(for: QueryProbe(path: "find"), configuration: configuration)
+        #expect(url.absoluteString == "https://api.example.com/find?Q=A%20B")
+    }
+
+    @Test("An ftp:// path is absolute, as in Y-Network, but never sent: invalidURL")
+    func ftpRefused() {
+        let configuration = NetworkManagerConfiguration(basePath: "https://api.example.com")
+        #expect(throws: NetworkError.invalidURL) {
+            try URLBuilder().url(for: QueryProbe(path: "ftp://files.example.com/a"), configuration: configuration)
+        }
+        #expect(throws: NetworkError.invalidURL) {
+            try URLBuilder().url(for: QueryProbe(path: "ftps://files.example.com/a"), configuration: configuration)
+        }
+    }
+
+    @Test("Stored parameters (a Sendable request type) reach the server as query and form body")
+    func storedParametersOnTheWire() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/search") { _ in .status(204) }
+        let manager = makeManager(server: server)
+        let tags: [String] = ["a b", "c"]
+        let request = Search(query: ["q": "fish & chips", "page": 2, "tags": tags, "debug": true], form: nil)
+        let _: EmptyNetworkResponse = try await manager.submit(request)
+        let posted = Search(query: [:] as Parameters, form: ["user": "ada lovelace", "admin": false] as Parameters)
+        let _: EmptyNetworkResponse = try await manager.submit(posted)
+
+        let received = server.requests(path: "/search")
+        #expect(received.count == 2)
+        #expect(received.first?.rawQuery == "debug&page=2&q=fish%20%26%20chips&tags=a%20b&tags=c")
+        #expect(received.last?.bodyText == "user=ada+lovelace")
+        #expect(received.last?.header("Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
+    }
+}
