@@ -39,5 +39,6 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
     dependencies: [.package(name: "GentleNetworking", path: "..")],
     targets: client("JustClient", products: ["JustNetworking"])
+        + client("GentleClient", products: ["GentleNetworking"])
 
 )
