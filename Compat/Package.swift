@@ -40,5 +40,5 @@ let package = Package(
     dependencies: [.package(name: "GentleNetworking", path: "..")],
     targets: client("JustClient", products: ["JustNetworking"])
         + client("GentleClient", products: ["GentleNetworking"])
-
+        + client("YClient", products: ["YNetwork"])
 )
