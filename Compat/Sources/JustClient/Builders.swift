@@ -48,3 +48,18 @@ public let defaultSettings: RequestBuilder = compose(
         }
     }
 #endif
+
+#if swift(>=6)
+    /// A builder from a stored key path and value. (Swift 6: the value and the key path are
+    /// `Sendable`, as the builder is.)
+    public func setting<Value: Sendable>(
+        _ keyPath: any WritableKeyPath<URLRequest, Value> & Sendable, to value: Value
+    ) -> RequestBuilder {
+        return set(to: keyPath, value)
+    }
+#else
+    /// A builder from a stored key path and value, as generic Swift 5 code writes it.
+    public func setting<Value>(_ keyPath: WritableKeyPath<URLRequest, Value>, to value: Value) -> RequestBuilder {
+        return set(to: keyPath, value)
+    }
+#endif

@@ -35,6 +35,7 @@ final class FilmAPITests: XCTestCase {
         XCTAssertEqual(request.timeoutInterval, 15)
         XCTAssertEqual(request.cachePolicy, .reloadIgnoringLocalCacheData)
         XCTAssertEqual(identity(request), request)
+        XCTAssertEqual(setting(\.timeoutInterval, to: 3)(request).timeoutInterval, 3)
     }
 
     func testRateRequestCarriesAJSONBody() throws {
