@@ -16,4 +16,9 @@ public enum HTTPMethod: String, Sendable, CaseIterable {
     case patch = "PATCH"
     /// `OPTIONS` (named `option`, as in JustNetworking).
     case option = "OPTIONS"
+
+    /// The method token sent on the wire, such as `GET`: the raw value, under JustNetworking's name.
+    public var value: String {
+        rawValue
+    }
 }

@@ -36,6 +36,11 @@ public final class NetworkConfiguration: Sendable {
         state.current
     }
 
+    /// ``currentURL`` under the name of JustNetworking's `GlobalConfiguration`.
+    public var url: URL? {
+        currentURL
+    }
+
     /// Sets the base URL, replacing any earlier one.
     public func setCurrentURL(_ url: URL) {
         state.withLock { $0 = url }
@@ -61,3 +66,8 @@ public final class NetworkConfiguration: Sendable {
         shared.clearCurrentURL()
     }
 }
+
+/// ``NetworkConfiguration`` under its name in JustNetworking 1.x.
+///
+/// `GlobalConfiguration.setCurrentURL(_:)`, `GlobalConfiguration.shared` and `.url` keep working.
+public typealias GlobalConfiguration = NetworkConfiguration

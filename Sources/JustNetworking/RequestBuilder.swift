@@ -9,6 +9,11 @@ public typealias RequestBuilder = @Sendable (URLRequest) -> URLRequest
 public typealias RequestParser<T> = @Sendable (Data) throws -> T
 
 /// The builder that returns its request unchanged: ``RequestFactory``'s default.
+///
+/// A `@Sendable` closure rather than a function (JustNetworking declares a function), so that
+/// `requestBuilder: … = identity` raises no Sendable warning in code built in the Swift 5
+/// language mode, where global functions are not inferred `@Sendable`. `identity(request)` works
+/// the same.
 public let identity: RequestBuilder = { $0 }
 
 /// Combines builders into one that applies them left to right.

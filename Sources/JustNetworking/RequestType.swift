@@ -35,7 +35,8 @@ public struct RequestType<Response>: Request {
 // `SendableMetatype` (Swift 6.2+): the parser runs on the response queue, so the `Decodable`
 // conformance must be usable off the caller's actor. Every type whose conformance is not isolated to
 // an actor qualifies; a type with a `@MainActor` conformance is refused at compile time instead of
-// racing at run time.
+// racing at run time. Code in the Swift 5 language mode is not held to it: there a generic
+// `T: Decodable` satisfies `SendableMetatype` (the Compat harness's `JustClient5` checks this).
 #if compiler(>=6.2)
     extension RequestType where Response: Decodable & SendableMetatype {
         /// Creates a request whose body is decoded from JSON.
@@ -89,3 +90,6 @@ extension RequestType where Response == Void {
         self.init(responseQueue: responseQueue, requestFactory: requestFactory) { _ in () }
     }
 }
+
+/// ``RequestType`` under its name in JustNetworking 1.x, with the same three initialisers.
+public typealias BaseRequest<Response> = RequestType<Response>

@@ -48,6 +48,11 @@ extension Router {
         URLJoiner.join(baseURL, route.path)
     }
 
+    /// The HTTP method of ``route``, as JustNetworking's `Router` extension names it.
+    public var method: HTTPMethod {
+        route.method
+    }
+
     /// The method and path, such as `GET user/12`.
     public var description: String {
         "\(route.method.rawValue) \(route.path)"

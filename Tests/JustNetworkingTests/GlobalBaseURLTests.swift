@@ -110,6 +110,20 @@ struct NetworkConfigurationInstanceTests {
         #expect(NetworkConfiguration(currentURL: url).currentURL == url)
     }
 
+    @Test("GlobalConfiguration, the 1.x name, is the same configuration: setCurrentURL and url")
+    func globalConfigurationName() throws {
+        defer { NetworkConfiguration.reset() }
+        let url = try #require(URL(string: "https://legacy.example/v1"))
+        GlobalConfiguration.setCurrentURL(url)
+        #expect(GlobalConfiguration.shared.url == url)
+        #expect(NetworkConfiguration.shared.currentURL == url)
+        #expect(
+            GlobalBaseURLTests.GlobalRouter.user(id: "3").completeURL.absoluteString
+                == "https://legacy.example/v1/user/3")
+        NetworkConfiguration.reset()
+        #expect(GlobalConfiguration.shared.url == nil)
+    }
+
     @Test("The placeholder is a fixed file URL")
     func placeholder() {
         #expect(NetworkConfiguration.unsetBaseURL.absoluteString == "file:///justnetworking-base-url-not-set")
