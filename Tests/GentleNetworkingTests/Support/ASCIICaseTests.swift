@@ -1,5 +1,6 @@
-@testable import GentleNetworking
 import Testing
+
+@testable import GentleNetworking
 
 @Suite("Header names compare case-insensitively in ASCII only")
 struct ASCIICaseTests {
@@ -25,6 +26,8 @@ struct ASCIICaseTests {
             await Origin.withCredentialHeaders(["x-custom-token", "X-Other"]) { Origin.credentialHeadersInForce }
         }
         #expect(inside == Origin.credentialHeaders + ["X-Custom-Token", "X-Other"])
-        #expect(await Origin.withCredentialHeaders(["COOKIE"]) { Origin.credentialHeadersInForce } == Origin.credentialHeaders)
+        #expect(
+            await Origin.withCredentialHeaders(["COOKIE"]) { Origin.credentialHeadersInForce }
+                == Origin.credentialHeaders)
     }
 }
