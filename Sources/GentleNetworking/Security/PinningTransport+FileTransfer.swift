@@ -14,14 +14,11 @@ extension PinningTransport: FileTransferTransport {
     public func download(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
-        let request = prepared(request)
-        do {
+        try await send(request) { request in
             if let files = inner as? any FileTransferTransport {
                 return try await files.download(for: request, to: destination, progress: progress)
             }
             return try await inner.downloadThroughMemory(for: request, to: destination, progress: progress)
-        } catch {
-            throw trustFailure(error, request: request)
         }
     }
 
@@ -32,14 +29,11 @@ extension PinningTransport: FileTransferTransport {
     public func upload(
         for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPURLResponse) {
-        let request = prepared(request)
-        do {
+        try await send(request) { request in
             if let files = inner as? any FileTransferTransport {
                 return try await files.upload(for: request, fromFile: file, progress: progress)
             }
             return try await inner.uploadThroughMemory(for: request, fromFile: file, progress: progress)
-        } catch {
-            throw trustFailure(error, request: request)
         }
     }
 }

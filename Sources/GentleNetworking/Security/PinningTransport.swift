@@ -77,9 +77,17 @@ public final class PinningTransport: HTTPTransportProtocol {
     ///   ``TransportError/Code/tlsFailure`` when trust fails, with a ``ServerTrustError`` as
     ///   underlying error), `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await send(request) { try await inner.data(for: $0) }
+    }
+
+    /// Runs `operation` with the ``prepared(_:)`` request, reporting a trust failure with its
+    /// ``ServerTrustError``: what every entry point of this transport does.
+    func send<Result>(
+        _ request: URLRequest, _ operation: (URLRequest) async throws -> Result
+    ) async throws -> Result {
         let request = prepared(request)
         do {
-            return try await inner.data(for: request)
+            return try await operation(request)
         } catch {
             throw trustFailure(error, request: request)
         }

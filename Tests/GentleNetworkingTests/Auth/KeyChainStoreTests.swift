@@ -10,6 +10,12 @@ import Testing
 
 @Suite("Key-chain stores (KeyChainStoreProtocol)")
 struct KeyChainStoreTests {
+    /// A credentials file store in a fresh directory, and that directory's root to remove.
+    func temporaryFileStore() -> (FileCredentialStore, URL) {
+        let root = makeTemporaryDirectory()
+        return (FileCredentialStore(directory: root.appendingPathComponent("gn")), root)
+    }
+
     @Test("MockKeyChainStore saves, reads and deletes per key, in memory")
     func mockStore() async throws {
         let store = MockKeyChainStore()
@@ -27,9 +33,8 @@ struct KeyChainStoreTests {
 
     @Test("SystemKeyChainStore over a file keeps '<service>/<key>' entries in a private file")
     func fileBackedStore() async throws {
-        let root = makeTemporaryDirectory()
+        let (files, root) = temporaryFileStore()
         defer { try? FileManager.default.removeItem(at: root) }
-        let files = FileCredentialStore(directory: root.appendingPathComponent("gn"))
         let store = SystemKeyChainStore(service: "com.example.app", fileStore: files)
         #expect(store.service == "com.example.app")
         #expect(try await store.value(forKey: "accessToken") == nil)
@@ -50,9 +55,8 @@ struct KeyChainStoreTests {
 
     @Test("SystemKeyChainAuthService's keyChainStore is the same storage as its token methods")
     func authServiceSharesStorage() async throws {
-        let root = makeTemporaryDirectory()
+        let (files, root) = temporaryFileStore()
         defer { try? FileManager.default.removeItem(at: root) }
-        let files = FileCredentialStore(directory: root.appendingPathComponent("gn"))
         let auth = SystemKeyChainAuthService(service: "svc", account: "acct", fileStore: files)
         #expect(auth.keyChainKey == "acct")
         try await auth.saveAccessToken("t1")
@@ -65,9 +69,8 @@ struct KeyChainStoreTests {
 
     @Test("A too-open credentials file is refused with CredentialStoreError through the store")
     func insecureFileIsRefused() async throws {
-        let root = makeTemporaryDirectory()
+        let (files, root) = temporaryFileStore()
         defer { try? FileManager.default.removeItem(at: root) }
-        let files = FileCredentialStore(directory: root.appendingPathComponent("gn"))
         let store = SystemKeyChainStore(service: "svc", fileStore: files)
         try await store.save("tok", forKey: "k")
         chmod(try #require(files.fileURL).path, 0o644)
