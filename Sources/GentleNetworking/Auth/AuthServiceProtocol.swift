@@ -6,13 +6,28 @@ import Foundation
 
 /// Stores an access token and adds it to requests that need it.
 ///
-/// Implement the three storage methods; `headerField`, `headerValuePrefix` and
-/// ``authorize(_:)`` have defaults that send `Authorization: Bearer <token>`.
+/// Every requirement has a default, so there are two ways to conform:
+/// - declare ``keyChainStore`` (and optionally ``keyChainKey``): the token methods then read
+///   and write the token under ``keyChainKey`` in that store;
+/// - or implement ``loadAccessToken()``, ``saveAccessToken(_:)`` and ``deleteAccessToken()``
+///   yourself, keeping the token anywhere.
+///
+/// `headerField`, `headerValuePrefix` and ``authorize(_:)`` default to sending
+/// `Authorization: Bearer <token>`. A conformer that declares neither a store nor the token
+/// methods compiles, but its token methods throw ``CredentialStoreError/Code/storeNotConfigured``.
 public protocol AuthServiceProtocol: Sendable {
     /// The header that carries the credential; `"Authorization"` by default.
     var headerField: String { get }
     /// The text before the token; `"Bearer "` by default.
     var headerValuePrefix: String { get }
+    /// The key the token is stored under in ``keyChainStore``; `"accessToken"` by default.
+    var keyChainKey: String { get }
+    /// The store the default token methods use.
+    ///
+    /// The default is a placeholder whose every call throws
+    /// ``CredentialStoreError/Code/storeNotConfigured``: declare a store, such as
+    /// ``SystemKeyChainStore`` or ``MockKeyChainStore``, or implement the token methods.
+    var keyChainStore: any KeyChainStoreProtocol { get }
 
     /// The stored token, or `nil` when there is none.
     func loadAccessToken() async throws -> String?
@@ -31,6 +46,27 @@ extension AuthServiceProtocol {
     public var headerField: String { "Authorization" }
     /// `"Bearer "`.
     public var headerValuePrefix: String { "Bearer " }
+    /// `"accessToken"`.
+    public var keyChainKey: String { "accessToken" }
+    /// A placeholder that throws ``CredentialStoreError/Code/storeNotConfigured`` on every call.
+    public var keyChainStore: any KeyChainStoreProtocol { UnconfiguredKeyChainStore() }
+
+    /// The value under ``keyChainKey`` in ``keyChainStore``.
+    ///
+    /// Errors of the store propagate: an unreadable store is not reported as "no token".
+    public func loadAccessToken() async throws -> String? {
+        try await keyChainStore.value(forKey: keyChainKey)
+    }
+
+    /// Stores `token` under ``keyChainKey`` in ``keyChainStore``.
+    public func saveAccessToken(_ token: String) async throws {
+        try await keyChainStore.save(token, forKey: keyChainKey)
+    }
+
+    /// Removes the value under ``keyChainKey`` from ``keyChainStore``.
+    public func deleteAccessToken() async throws {
+        try await keyChainStore.deleteValue(forKey: keyChainKey)
+    }
 
     /// Adds `headerField: headerValuePrefix + token` when a non-empty token is stored.
     public func authorize(_ request: URLRequest) async throws -> URLRequest {

@@ -13,6 +13,9 @@ public struct CredentialStoreError: Error, Sendable, Hashable, CustomStringConve
         case ioFailure
         /// The platform keychain returned an error status.
         case keychainFailure(Int32)
+        /// An ``AuthServiceProtocol`` conformer declares no ``AuthServiceProtocol/keyChainStore``
+        /// and does not implement the token methods either, so there is nowhere to keep a token.
+        case storeNotConfigured
     }
 
     /// What went wrong.

@@ -1,25 +1,17 @@
 /// An auth service that keeps the token in memory only: for tests, previews and short-lived
 /// processes such as command-line tools.
+///
+/// The token lives in its ``keyChainStore``, a ``MockKeyChainStore``, under ``keyChainKey``.
 public final class InMemoryAuthService: AuthServiceProtocol {
-    private let token: Locked<String?>
+    private let store: MockKeyChainStore
+
+    /// The in-memory store holding the token.
+    public var keyChainStore: any KeyChainStoreProtocol { store }
 
     /// Creates a store holding `token`; empty by default.
     public init(token: String? = nil) {
-        self.token = Locked(token)
-    }
-
-    /// The current token.
-    public func loadAccessToken() async throws -> String? {
-        token.current
-    }
-
-    /// Replaces the token.
-    public func saveAccessToken(_ token: String) async throws {
-        self.token.withLock { $0 = token }
-    }
-
-    /// Forgets the token.
-    public func deleteAccessToken() async throws {
-        token.withLock { $0 = nil }
+        var values: [String: String] = [:]
+        if let token { values["accessToken"] = token }
+        self.store = MockKeyChainStore(values: values)
     }
 }

@@ -24,6 +24,13 @@ public struct SystemKeyChainAuthService: AuthServiceProtocol {
     public let account: String
     /// The file store in use, or `nil` when the platform Keychain is used.
     public let fileStore: FileCredentialStore?
+    private let store: SystemKeyChainStore
+
+    /// The ``SystemKeyChainStore`` holding the token: the same items as this service's, with
+    /// ``service`` as its service and ``account`` as the key.
+    public var keyChainStore: any KeyChainStoreProtocol { store }
+    /// The key of the token in ``keyChainStore``: ``account``.
+    public var keyChainKey: String { account }
 
     /// Creates the service for the platform's secure store.
     ///
@@ -31,49 +38,40 @@ public struct SystemKeyChainAuthService: AuthServiceProtocol {
     ///   - service: `"GentleNetworking"` by default. Use your bundle identifier in apps.
     ///   - account: `"accessToken"` by default.
     public init(service: String = "GentleNetworking", account: String = "accessToken") {
-        self.service = service
-        self.account = account
-        #if canImport(Security)
-            self.fileStore = nil
-        #else
-            self.fileStore = FileCredentialStore()
-        #endif
+        self.init(service: service, account: account, store: SystemKeyChainStore(service: service))
     }
 
     /// Creates the service over an explicit credentials file store, on any platform.
     public init(service: String = "GentleNetworking", account: String = "accessToken", fileStore: FileCredentialStore) {
-        self.service = service
-        self.account = account
-        self.fileStore = fileStore
+        self.init(
+            service: service, account: account, store: SystemKeyChainStore(service: service, fileStore: fileStore))
     }
 
-    private var key: String { service + "/" + account }
+    private init(service: String, account: String, store: SystemKeyChainStore) {
+        self.service = service
+        self.account = account
+        self.fileStore = store.fileStore
+        self.store = store
+    }
 
     /// The stored token, or `nil`.
     ///
     /// - Throws: ``CredentialStoreError`` when the store is unreadable, too open or corrupt.
     public func loadAccessToken() async throws -> String? {
-        if let fileStore { return try fileStore.value(for: key) }
-        #if canImport(Security)
-            return try KeychainStore.load(service: service, account: account)
-        #else
-            return nil
-        #endif
+        try store.load(account)
     }
 
     /// Stores `token`, replacing the previous one.
+    ///
+    /// - Throws: ``CredentialStoreError`` when the store cannot be written.
     public func saveAccessToken(_ token: String) async throws {
-        if let fileStore { return try fileStore.setValue(token, for: key) }
-        #if canImport(Security)
-            try KeychainStore.save(token, service: service, account: account)
-        #endif
+        try store.store(token, account)
     }
 
     /// Removes the token; a no-op when there is none.
+    ///
+    /// - Throws: ``CredentialStoreError`` when the store cannot be written.
     public func deleteAccessToken() async throws {
-        if let fileStore { return try fileStore.setValue(nil, for: key) }
-        #if canImport(Security)
-            try KeychainStore.delete(service: service, account: account)
-        #endif
+        try store.store(nil, account)
     }
 }

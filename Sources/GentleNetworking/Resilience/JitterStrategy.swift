@@ -6,9 +6,10 @@ import Foundation
 /// - ``full``: `r * exponential`, anywhere from 0 to the exponential delay;
 /// - ``equal``: `exponential / 2 + r * exponential / 2`, never less than half of it;
 /// - ``decorrelated``: `min(maxDelay, baseDelay + r * (previous * 3 - baseDelay))`, where
-///   `previous` is the last delay (`baseDelay` before the first retry).
+///   `previous` is the last delay (`baseDelay` before the first retry);
+/// - ``disabled``: `exponential` itself, with no randomness.
 ///
-/// These are the three formulas from AWS's "Exponential Backoff and Jitter".
+/// The first three are the formulas from AWS's "Exponential Backoff and Jitter".
 public enum JitterStrategy: Sendable, Hashable {
     /// Full jitter: uniform between 0 and the exponential delay. The default.
     case full
@@ -16,6 +17,9 @@ public enum JitterStrategy: Sendable, Hashable {
     case equal
     /// Decorrelated jitter: up to three times the previous delay, never below the base.
     case decorrelated
+    /// No jitter: exactly the exponential delay. What `RetryPolicy(jitter: nil)` means. Clients
+    /// that fail together retry together, so prefer a jittered strategy against shared servers.
+    case disabled
 
     /// The delay before retry number `attempt` (0 for the first retry).
     ///
@@ -34,6 +38,8 @@ public enum JitterStrategy: Sendable, Hashable {
         let exponent = Double(min(max(attempt, 0), 62))
         let exponential = min(cap, base * pow(2, exponent))
         switch self {
+        case .disabled:
+            return exponential
         case .full:
             return unit * exponential
         case .equal:

@@ -10,7 +10,7 @@ import Foundation
 /// By default it retries:
 /// - statuses 408, 429, 500, 502, 503 and 504;
 /// - transient transport failures: timeouts, lost connections (including a body cut short),
-///   refused connections, DNS failures;
+///   refused connections, DNS failures, and no network at all (`notConnectedToInternet`);
 /// - only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE), and POST or PATCH only when the
 ///   request carries an `Idempotency-Key` header.
 ///
@@ -40,21 +40,22 @@ public struct RetryPolicy: Sendable {
     ///   - maxRetries: 3 by default.
     ///   - baseDelay: 0.5 s by default.
     ///   - maxDelay: 30 s by default.
-    ///   - jitter: ``JitterStrategy/full`` by default.
+    ///   - jitter: ``JitterStrategy/full`` by default; `nil` means ``JitterStrategy/disabled``
+    ///     (exact exponential delays), as the seed library writes it.
     ///   - retryAfterCap: 60 s by default.
     ///   - shouldRetry: ``defaultShouldRetry(_:)`` by default.
     public init(
         maxRetries: Int = 3,
         baseDelay: TimeInterval = 0.5,
         maxDelay: TimeInterval = 30.0,
-        jitter: JitterStrategy = .full,
+        jitter: JitterStrategy? = .full,
         retryAfterCap: TimeInterval = 60,
         shouldRetry: @escaping @Sendable (RetryContext) -> Bool = RetryPolicy.defaultShouldRetry
     ) {
         self.maxRetries = max(0, maxRetries)
         self.baseDelay = max(0, baseDelay)
         self.maxDelay = max(0, maxDelay)
-        self.jitter = jitter
+        self.jitter = jitter ?? .disabled
         self.retryAfterCap = max(0, retryAfterCap)
         self.shouldRetry = shouldRetry
     }
@@ -64,7 +65,7 @@ public struct RetryPolicy: Sendable {
 
     /// The transport failures retried by default.
     public static let retryableTransportCodes: Set<TransportError.Code> = [
-        .timedOut, .connectionLost, .truncatedBody, .cannotConnect, .cannotResolveHost,
+        .timedOut, .connectionLost, .truncatedBody, .cannotConnect, .cannotResolveHost, .notConnectedToInternet,
     ]
 
     /// The default rule: an idempotent request (or one with an `Idempotency-Key`) that failed
@@ -95,7 +96,8 @@ public struct RetryPolicy: Sendable {
         }
         if let urlError = error as? URLError {
             switch urlError.code {
-            case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed:
+            case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+                .notConnectedToInternet:
                 return true
             default:
                 return false

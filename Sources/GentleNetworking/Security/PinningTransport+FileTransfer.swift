@@ -14,10 +14,12 @@ extension PinningTransport: FileTransferTransport {
     public func download(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
-        if let files = inner as? any FileTransferTransport {
-            return try await files.download(for: request, to: destination, progress: progress)
+        try await send(request) { request in
+            if let files = inner as? any FileTransferTransport {
+                return try await files.download(for: request, to: destination, progress: progress)
+            }
+            return try await inner.downloadThroughMemory(for: request, to: destination, progress: progress)
         }
-        return try await inner.downloadThroughMemory(for: request, to: destination, progress: progress)
     }
 
     /// Uploads `file` over the pinned connections: streamed from the file on Linux (libcurl);
@@ -27,9 +29,11 @@ extension PinningTransport: FileTransferTransport {
     public func upload(
         for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPURLResponse) {
-        if let files = inner as? any FileTransferTransport {
-            return try await files.upload(for: request, fromFile: file, progress: progress)
+        try await send(request) { request in
+            if let files = inner as? any FileTransferTransport {
+                return try await files.upload(for: request, fromFile: file, progress: progress)
+            }
+            return try await inner.uploadThroughMemory(for: request, fromFile: file, progress: progress)
         }
-        return try await inner.uploadThroughMemory(for: request, fromFile: file, progress: progress)
     }
 }

@@ -12,7 +12,7 @@
         /// (`.pinMismatch` or `.tlsFailure`) instead of the `CancellationError` that
         /// `.cancelAuthenticationChallenge` turns into.
         static func makeSecurityTransport(
-            _ pinnedDomains: [String: any ServerTrustEvaluator]
+            _ pinnedDomains: [String: any ServerTrustEvaluator], configuration: URLSessionConfiguration
         ) -> any HTTPTransportProtocol {
             var requirements: [String: ServerTrustRequirements] = [:]
             for (domain, evaluator) in pinnedDomains {
@@ -20,7 +20,7 @@
             }
             let ledger = TrustFailureLedger()
             let delegate = PinningSessionDelegate(requirements: requirements, ledger: ledger)
-            let session = URLSession(configuration: .default, delegate: delegate, delegateQueue: nil)
+            let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
             return TrustFailureReportingTransport(inner: OwnedSessionTransport(session: session), ledger: ledger)
         }
     }
@@ -41,6 +41,18 @@
 
         func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             try await inner.data(for: request)
+        }
+    }
+
+    extension ServerTrustEvaluator {
+        /// Evaluates `trust` for `host` against ``requirements`` (default validation when
+        /// nothing is pinned), the check ``PinningTransport`` makes in the TLS handshake.
+        ///
+        /// - Throws: ``ServerTrustError`` when the trust is refused.
+        public func evaluate(_ trust: SecTrust, forHost host: String) throws {
+            if let failure = PinningSessionDelegate.evaluate(trust, host: host, requirements.enforced) {
+                throw failure.trustError(host: host)
+            }
         }
     }
 
@@ -113,7 +125,7 @@
             }
             guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], let leaf = chain.first else {
                 return TrustEvaluationFailure(
-                    reason: .untrustedChain, message: "The certificate chain of \(host) could not be read.")
+                    reason: .noCertificate, message: "The certificate chain of \(host) could not be read.")
             }
             var keyPins = required.pinnedKeyHashes
             if required.performDefaultValidation {
@@ -130,9 +142,11 @@
                 || (required.performDefaultValidation && !required.pinnedCertificates.isEmpty)
             guard expectsKeyPin else { return nil }
             let leafDER = SecCertificateCopyData(leaf) as Data
-            guard let leafHash = try? CertificatePinning.publicKeyHash(ofCertificateDER: leafDER),
-                keyPins.contains(leafHash)
-            else {
+            guard let leafHash = try? CertificatePinning.publicKeyHash(ofCertificateDER: leafDER) else {
+                return TrustEvaluationFailure(
+                    reason: .noPublicKey, message: "The public key of \(host)'s certificate cannot be read.")
+            }
+            guard keyPins.contains(leafHash) else {
                 return TrustEvaluationFailure(
                     reason: .pinMismatch, message: "The public key of \(host)'s certificate matches no pin.")
             }

@@ -19,60 +19,145 @@ import Foundation
 ///
 /// A pin failure aborts the TLS handshake, so no request byte reaches the server, and surfaces
 /// as ``TransportError`` with code ``TransportError/Code/pinMismatch`` (a key that does not
-/// match) or ``TransportError/Code/tlsFailure`` (a chain that does not validate).
+/// match) or ``TransportError/Code/tlsFailure`` (a chain that does not validate), whose
+/// ``TransportError/underlyingError`` is a ``ServerTrustError``:
+/// ``ServerTrustError/certificatePinningFailed(host:)`` for a key that matches no pin,
+/// ``ServerTrustError/trustEvaluationFailed`` for a chain that does not validate.
 ///
 /// - On Linux it is a `CurlTransport` with libcurl's public-key pinning and trust-anchor
 ///   options: URLSession there never delivers server-trust challenges, so it cannot pin.
-/// - On Apple platforms it is a ``URLSessionTransport`` whose session delegate evaluates the
-///   `SecTrust` (see `PinningTransport+Security.swift`).
+/// - On Apple platforms it is a ``URLSessionTransport`` over a session made with the given
+///   `URLSessionConfiguration`, whose delegate evaluates the `SecTrust` (see
+///   `PinningTransport+Security.swift`).
 ///
 /// Domains match the request's host exactly, case-insensitively.
 public final class PinningTransport: HTTPTransportProtocol {
     /// The evaluators by domain.
     public let pinnedDomains: [String: any ServerTrustEvaluator]
     let inner: any HTTPTransportProtocol
+    /// `httpAdditionalHeaders` of the configuration, added by this transport where the session
+    /// does not add them itself (Linux).
+    private let additionalHeaders: [String: String]
+    /// `timeoutIntervalForRequest` of the configuration, for requests that keep the default
+    /// `timeoutInterval` (60 s), where the session does not apply it itself (Linux).
+    private let requestTimeout: TimeInterval?
 
     /// Creates a pinning transport.
     ///
-    /// - Parameter pinnedDomains: Host name → evaluator. Unlisted hosts get default validation.
-    public init(pinnedDomains: [String: any ServerTrustEvaluator]) {
+    /// - Parameters:
+    ///   - pinnedDomains: Host name → evaluator. Unlisted hosts get default validation.
+    ///   - configuration: The session settings; `.default` by default. On Apple platforms the
+    ///     whole configuration applies. On Linux (libcurl) these apply: `timeoutIntervalForRequest`
+    ///     caps the connect timeout (30 s at most, as ``URLSessionTransport``'s default) and is
+    ///     the idle timeout of requests that keep their default `timeoutInterval`,
+    ///     `timeoutIntervalForResource` limits a whole transfer, `httpMaximumConnectionsPerHost`
+    ///     limits connections per host, and `httpAdditionalHeaders` are added to requests that do
+    ///     not set those headers; cookies, caching, proxies and the other settings do not.
+    public init(
+        pinnedDomains: [String: any ServerTrustEvaluator], configuration: URLSessionConfiguration = .default
+    ) {
         self.pinnedDomains = pinnedDomains
-        self.inner = Self.makeInner(pinnedDomains)
+        self.inner = Self.makeInner(pinnedDomains, configuration)
+        #if canImport(CCurl)
+            var headers: [String: String] = [:]
+            for case (let name as String, let value as String) in configuration.httpAdditionalHeaders ?? [:] {
+                headers[name] = value
+            }
+            self.additionalHeaders = headers
+            self.requestTimeout = configuration.timeoutIntervalForRequest
+        #else
+            self.additionalHeaders = [:]
+            self.requestTimeout = nil
+        #endif
     }
 
     /// Sends `request` through the pinned connection pool.
     ///
     /// - Throws: ``TransportError`` (``TransportError/Code/pinMismatch`` or
-    ///   ``TransportError/Code/tlsFailure`` when trust fails), `CancellationError` when cancelled.
+    ///   ``TransportError/Code/tlsFailure`` when trust fails, with a ``ServerTrustError`` as
+    ///   underlying error), `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try await inner.data(for: request)
+        try await send(request) { try await inner.data(for: $0) }
+    }
+
+    /// Runs `operation` with the ``prepared(_:)`` request, reporting a trust failure with its
+    /// ``ServerTrustError``: what every entry point of this transport does.
+    func send<Result>(
+        _ request: URLRequest, _ operation: (URLRequest) async throws -> Result
+    ) async throws -> Result {
+        let request = prepared(request)
+        do {
+            return try await operation(request)
+        } catch {
+            throw trustFailure(error, request: request)
+        }
+    }
+
+    /// `request` with the configuration's additional headers it does not set itself, and the
+    /// configuration's request timeout when it keeps the default one.
+    func prepared(_ request: URLRequest) -> URLRequest {
+        var request = request
+        if let requestTimeout, request.timeoutInterval == URLRequest.defaultTimeout {
+            request.timeoutInterval = requestTimeout
+        }
+        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// A trust failure for a pinned host with its ``ServerTrustError`` as underlying error; any
+    /// other error unchanged.
+    func trustFailure(_ error: any Error, request: URLRequest) -> any Error {
+        guard let error = error as? TransportError, !(error.underlyingError is ServerTrustError),
+            let host = request.url?.host, pinnedDomains.keys.contains(where: { $0.lowercased() == host.lowercased() })
+        else { return error }
+        let trustError: ServerTrustError
+        switch error.code {
+        case .pinMismatch: trustError = .certificatePinningFailed(host: host)
+        case .tlsFailure: trustError = .trustEvaluationFailed
+        default: return error
+        }
+        return TransportError(error.code, url: error.url, message: error.message, underlyingError: trustError)
     }
 
     #if canImport(CCurl)
-        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol
-        {
+        private static func makeInner(
+            _ pinnedDomains: [String: any ServerTrustEvaluator], _ configuration: URLSessionConfiguration
+        ) -> any HTTPTransportProtocol {
             var trust: [String: CurlTrustSettings] = [:]
             for (domain, evaluator) in pinnedDomains {
                 trust[domain.lowercased()] = CurlTrustSettings(evaluator.requirements.enforced)
             }
             do {
-                return try CurlTransport(configuration: CurlTransport.Configuration(), trustByHost: trust)
+                let settings = CurlTransport.Configuration(
+                    connectTimeout: min(30, configuration.timeoutIntervalForRequest),
+                    totalTimeout: configuration.timeoutIntervalForResource,
+                    maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
+                return try CurlTransport(configuration: settings, trustByHost: trust)
             } catch {
                 return FailingTransport(error: error)
             }
         }
     #elseif canImport(Security)
-        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol
-        {
-            makeSecurityTransport(pinnedDomains)
+        private static func makeInner(
+            _ pinnedDomains: [String: any ServerTrustEvaluator], _ configuration: URLSessionConfiguration
+        ) -> any HTTPTransportProtocol {
+            makeSecurityTransport(pinnedDomains, configuration: configuration)
         }
     #else
-        private static func makeInner(_ pinnedDomains: [String: any ServerTrustEvaluator]) -> any HTTPTransportProtocol
-        {
+        private static func makeInner(
+            _ pinnedDomains: [String: any ServerTrustEvaluator], _ configuration: URLSessionConfiguration
+        ) -> any HTTPTransportProtocol {
             FailingTransport(
                 error: TransportError(.tlsFailure, url: nil, message: "TLS pinning is not available on this platform."))
         }
     #endif
+}
+
+extension URLRequest {
+    /// The `timeoutInterval` of a request that sets none: 60 s.
+    static let defaultTimeout: TimeInterval = 60
 }
 
 /// Fails every request with one error: what a transport that could not be built does, rather

@@ -10,8 +10,12 @@ struct TrustEvaluationFailure: Sendable, Hashable {
     enum Reason: Sendable, Hashable {
         /// The chain validated (or needed not), but the leaf's key matched no pin.
         case pinMismatch
-        /// The chain did not validate, or could not be read.
+        /// The chain did not validate, or could not be set up for evaluation.
         case untrustedChain
+        /// The chain has no readable certificate.
+        case noCertificate
+        /// The leaf's public key could not be read.
+        case noPublicKey
     }
 
     /// What did not hold.
@@ -19,11 +23,22 @@ struct TrustEvaluationFailure: Sendable, Hashable {
     /// A human-readable explanation, without certificate contents.
     let message: String
 
-    /// The transport error a caller sees for it.
-    func transportError(url: URL?, underlying: (any Error)?) -> TransportError {
+    /// The failure as the seed library's error type, for a request to `host`.
+    func trustError(host: String) -> ServerTrustError {
+        switch reason {
+        case .pinMismatch: .certificatePinningFailed(host: host)
+        case .untrustedChain: .trustEvaluationFailed
+        case .noCertificate: .noCertificateFound
+        case .noPublicKey: .noPublicKeyFound
+        }
+    }
+
+    /// The transport error a caller sees for it, with the ``ServerTrustError`` as its
+    /// underlying error.
+    func transportError(url: URL?) -> TransportError {
         TransportError(
-            reason == .pinMismatch ? .pinMismatch : .tlsFailure, url: url, message: message,
-            underlyingError: underlying)
+            reason == .untrustedChain || reason == .noCertificate ? .tlsFailure : .pinMismatch, url: url,
+            message: message, underlyingError: trustError(host: url?.host ?? ""))
     }
 }
 
@@ -84,10 +99,10 @@ final class TrustFailureLedger: Sendable {
     ) -> any Error {
         guard let recorded, !callerCancelled else { return error }
         if error is CancellationError || error is TransportError {
-            return recorded.transportError(url: url, underlying: error)
+            return recorded.transportError(url: url)
         }
         if let urlError = error as? URLError, urlError.code == .cancelled {
-            return recorded.transportError(url: url, underlying: error)
+            return recorded.transportError(url: url)
         }
         return error
     }

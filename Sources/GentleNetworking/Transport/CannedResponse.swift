@@ -54,20 +54,33 @@ public struct CannedResponse: Sendable {
         self.init(data: data, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
     }
 
-    /// The response as the transport returns it for `request`.
+    /// Why a ``CannedResponse`` could not become an `HTTPURLResponse`.
+    public enum Error: Swift.Error, Sendable, Hashable {
+        /// The status code is not a valid HTTP status (100 to 999), or there is no URL to
+        /// answer, so no `HTTPURLResponse` can be made.
+        case failedToCreateHTTPURLResponse
+    }
+
+    /// The `HTTPURLResponse` for a request to `url`, with this status, version and headers.
     ///
-    /// - Throws: ``TransportError`` with code ``TransportError/Code/badResponse`` when the
-    ///   status code is not a valid HTTP status or the request has no URL.
-    public func makeResponse(for request: URLRequest) throws -> (Data, HTTPURLResponse) {
-        guard let url = request.url,
-            (100...999).contains(statusCode),
+    /// - Throws: ``Error/failedToCreateHTTPURLResponse`` when ``statusCode`` is not within
+    ///   100...999.
+    public func makeResponse(url: URL) throws -> HTTPURLResponse {
+        guard (100...999).contains(statusCode),
             let response = HTTPURLResponse(
                 url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
         else {
-            throw TransportError(
-                .badResponse, url: request.url,
-                message: "Canned response with status \(statusCode) cannot be built for this request.")
+            throw Error.failedToCreateHTTPURLResponse
         }
-        return (data, response)
+        return response
+    }
+
+    /// The body and response as a transport returns them for `request`.
+    ///
+    /// - Throws: ``Error/failedToCreateHTTPURLResponse`` when the status code is not a valid
+    ///   HTTP status or the request has no URL.
+    public func makeResponse(for request: URLRequest) throws -> (Data, HTTPURLResponse) {
+        guard let url = request.url else { throw Error.failedToCreateHTTPURLResponse }
+        return (data, try makeResponse(url: url))
     }
 }

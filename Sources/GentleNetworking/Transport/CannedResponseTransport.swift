@@ -12,6 +12,12 @@ import Foundation
 /// ```
 /// It records the requests it receives in ``receivedRequests``, so tests can assert on them.
 public final class CannedResponseTransport: HTTPTransportProtocol {
+    /// Why a ``CannedResponseTransport`` could not answer a request.
+    public enum Error: Swift.Error, Sendable, Hashable {
+        /// The request has no URL, so no response can name one.
+        case missingRequestURL
+    }
+
     /// The response returned for every request.
     public let cannedResponse: CannedResponse
     private let requests = Locked<[URLRequest]>([])
@@ -44,11 +50,13 @@ public final class CannedResponseTransport: HTTPTransportProtocol {
 
     /// Records `request` and returns the canned response.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled, ``TransportError`` when the
-    ///   canned status is not a valid HTTP status.
+    /// - Throws: `CancellationError` when the task is cancelled, ``Error/missingRequestURL``
+    ///   when the request has no URL, and ``CannedResponse/Error/failedToCreateHTTPURLResponse``
+    ///   when the canned status is not a valid HTTP status.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
         requests.withLock { $0.append(request) }
-        return try cannedResponse.makeResponse(for: request)
+        guard let url = request.url else { throw Error.missingRequestURL }
+        return (cannedResponse.data, try cannedResponse.makeResponse(url: url))
     }
 }

@@ -18,8 +18,21 @@ public final class CannedRoutesTransport: HTTPTransportProtocol {
     public enum MatchMode: Sendable {
         /// The first matching route in the list answers (the default).
         case firstMatchWins
-        /// Exactly one route must match; more is ``CannedRoutesTransportError/ambiguousMatch(count:)``.
+        /// Exactly one route must match; more is ``Error/ambiguousMatch(count:)``.
         case requireUniqueMatch
+    }
+
+    /// The seed library's name for ``MatchMode``.
+    public typealias Mode = MatchMode
+
+    /// Why a ``CannedRoutesTransport`` could not answer a request.
+    public enum Error: Swift.Error, Sendable, Hashable {
+        /// The request has no URL.
+        case missingRequestURL
+        /// No route matches the request.
+        case noMatch
+        /// Several routes match, in ``MatchMode/requireUniqueMatch`` mode.
+        case ambiguousMatch(count: Int)
     }
 
     /// The routes, in order.
@@ -43,27 +56,23 @@ public final class CannedRoutesTransport: HTTPTransportProtocol {
 
     /// Answers `request`.
     ///
-    /// - Throws: ``CannedRoutesTransportError/noMatch`` when no route matches, and
-    ///   ``CannedRoutesTransportError/ambiguousMatch(count:)`` when several match in
-    ///   ``MatchMode/requireUniqueMatch`` mode.
+    /// - Throws: `CancellationError` when cancelled; ``Error/missingRequestURL`` when the
+    ///   request has no URL; ``Error/noMatch`` when no route matches;
+    ///   ``Error/ambiguousMatch(count:)`` when several match in ``MatchMode/requireUniqueMatch``
+    ///   mode; ``CannedResponse/Error/failedToCreateHTTPURLResponse`` when the matching route's
+    ///   status is not a valid HTTP status.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
         requests.withLock { $0.append(request) }
+        guard let url = request.url else { throw Error.missingRequestURL }
         let matching = routes.filter { $0.pattern.matches(request) }
-        guard let first = matching.first else {
-            throw CannedRoutesTransportError.noMatch
-        }
+        guard let first = matching.first else { throw Error.noMatch }
         if mode == .requireUniqueMatch, matching.count > 1 {
-            throw CannedRoutesTransportError.ambiguousMatch(count: matching.count)
+            throw Error.ambiguousMatch(count: matching.count)
         }
-        return try first.response.makeResponse(for: request)
+        return (first.response.data, try first.response.makeResponse(url: url))
     }
 }
 
-/// Why a ``CannedRoutesTransport`` could not answer a request.
-public enum CannedRoutesTransportError: Error, Sendable, Equatable {
-    /// No route matches the request.
-    case noMatch
-    /// Several routes match, in ``CannedRoutesTransport/MatchMode/requireUniqueMatch`` mode.
-    case ambiguousMatch(count: Int)
-}
+/// The earlier name of ``CannedRoutesTransport/Error``; the same type.
+public typealias CannedRoutesTransportError = CannedRoutesTransport.Error

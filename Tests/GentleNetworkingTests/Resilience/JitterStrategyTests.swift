@@ -33,7 +33,7 @@ struct JitterStrategyTests {
 
     @Test(
         "Every formula stays within its bounds and the cap, for many random values",
-        arguments: [JitterStrategy.full, .equal, .decorrelated])
+        arguments: [JitterStrategy.full, .equal, .decorrelated, .disabled])
     func bounds(jitter: JitterStrategy) {
         var previous: TimeInterval?
         for attempt in 0..<40 {
@@ -47,6 +47,7 @@ struct JitterStrategyTests {
                 case .full: #expect(delay <= exponential)
                 case .equal: #expect(delay >= exponential / 2 && delay <= exponential)
                 case .decorrelated: #expect(delay >= 0.25 && delay <= max(previous ?? 0.25, 0.25) * 3)
+                case .disabled: #expect(delay == exponential)
                 }
             }
             previous = jitter.delay(

@@ -41,6 +41,13 @@ struct RetryPolicyTests {
             #expect(decide(.failure(TransportError(code, url: nil, message: ""))) == .giveUp(.notRetryable))
         }
         #expect(decide(.failure(URLError(.timedOut))) == .retry(after: 1))
+        #expect(decide(.failure(URLError(.notConnectedToInternet))) == .retry(after: 1))
+        #expect(decide(.failure(TransportError(.notConnectedToInternet, url: nil, message: ""))) == .retry(after: 1))
+        #expect(
+            decide(.failure(NetworkError(.transport(.notConnectedToInternet), message: ""))) == .retry(after: 1))
+        #expect(
+            decide(.failure(TransportError(.notConnectedToInternet, url: nil, message: "")), method: "POST")
+                == .giveUp(.notRetryable), "still only idempotent requests")
         #expect(decide(.failure(CancellationError())) == .giveUp(.cancelled))
         #expect(decide(.failure(URLError(.cancelled))) == .giveUp(.cancelled))
         let alwaysRetry = RetryPolicy(shouldRetry: { _ in true })

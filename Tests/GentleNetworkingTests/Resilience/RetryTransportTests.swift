@@ -38,6 +38,18 @@ struct RetryTransportTests {
         #expect(decorrelatedClock.recordedDelays == [3, 9, 20, 20])
     }
 
+    @Test("RetryPolicy(jitter: nil) backs off by exactly baseDelay * 2^attempt, capped, whatever the randomness")
+    func noJitter() async throws {
+        for unit in [0, 0.37, 0.99] {
+            let clock = RecordingClock(randomUnit: unit)
+            let policy = RetryPolicy(maxRetries: 5, baseDelay: 0.5, maxDelay: 3, jitter: nil)
+            #expect(policy.jitter == .disabled)
+            _ = try await RetryTransport(inner: ScriptedTransport([.status(503)]), policy: policy, clock: clock.clock)
+                .data(for: request())
+            #expect(clock.recordedDelays == [0.5, 1, 2, 3, 3], "random unit \(unit)")
+        }
+    }
+
     @Test("Recovers when a later attempt succeeds, and reports each retry")
     func recovers() async throws {
         let clock = RecordingClock(randomUnit: 0.5)

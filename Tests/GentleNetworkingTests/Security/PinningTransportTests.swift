@@ -71,15 +71,19 @@ struct PinningTransportTests {
         }
 
         /// Expects the request to fail with `code`, and nginx to have logged no request.
+        /// With `trustError`, also expects the transport error's underlying ``ServerTrustError``.
         func expectRejected(
-            _ transport: PinningTransport, host: String = "localhost", _ code: TransportError.Code
+            _ transport: PinningTransport, host: String = "localhost", _ code: TransportError.Code,
+            trustError: ServerTrustError? = nil
         )
             async
         {
             await #expect {
                 _ = try await get(transport, host: host)
             } throws: { error in
-                (error as? NetworkError)?.kind == .transport(code)
+                guard let error = error as? NetworkError, error.kind == .transport(code) else { return false }
+                guard let trustError else { return true }
+                return (error.underlyingError as? TransportError)?.underlyingError as? ServerTrustError == trustError
             }
             #expect(nginx.accessLog.isEmpty, "no request byte reached nginx: \(nginx.accessLog)")
         }
@@ -108,7 +112,7 @@ struct PinningTransportTests {
             "localhost": PublicKeyPinningEvaluator(
                 pinnedKeyHashes: [try fixture.keyHash(fixture.pki.foreignPath)], performDefaultValidation: false)
         ])
-        await fixture.expectRejected(transport, .pinMismatch)
+        await fixture.expectRejected(transport, .pinMismatch, trustError: .certificatePinningFailed(host: "localhost"))
     }
 
     @Test("A matching certificate pin connects: the leaf, or the CA, as trust anchor")
@@ -133,7 +137,7 @@ struct PinningTransportTests {
             "localhost": CertificatePinningEvaluator(
                 pinnedCertificates: [try fixture.der(fixture.pki.foreignPath)], performDefaultValidation: false)
         ])
-        await fixture.expectRejected(transport, .tlsFailure)
+        await fixture.expectRejected(transport, .tlsFailure, trustError: .trustEvaluationFailed)
     }
 
     @Test("A matching pin on an untrusted chain fails while default validation is on")
@@ -143,7 +147,7 @@ struct PinningTransportTests {
         await fixture.expectRejected(
             PinningTransport(pinnedDomains: [
                 "localhost": PublicKeyPinningEvaluator(pinnedKeyHashes: [try fixture.keyHash(fixture.pki.leafPath)])
-            ]), .tlsFailure)
+            ]), .tlsFailure, trustError: .trustEvaluationFailed)
         await fixture.expectRejected(
             PinningTransport(pinnedDomains: [
                 "localhost": CertificatePinningEvaluator(pinnedCertificates: [try fixture.der(fixture.pki.leafPath)])

@@ -50,7 +50,7 @@ struct TrustFailureLedgerTests {
         let error = await #expect(throws: TransportError.self) { try await chain.data(for: URLRequest(url: url)) }
         #expect(error?.code == .tlsFailure)
         #expect(error?.url == url)
-        #expect(error?.underlyingError is CancellationError)
+        #expect(error?.underlyingError as? ServerTrustError == .trustEvaluationFailed)
         // URLError.cancelled and a transport error that the refusal caused are mapped too.
         let raw = TrustFailureReportingTransport(
             inner: RefusingTransport(
@@ -101,5 +101,20 @@ struct TrustFailureLedgerTests {
         #expect(kept is CancellationError)
         let mapped = TrustFailureLedger.mapped(CancellationError(), recorded: failure, url: url, callerCancelled: false)
         #expect((mapped as? TransportError)?.code == .pinMismatch)
+    }
+
+    @Test("Each refusal carries the seed's ServerTrustError as the transport error's underlying error")
+    func serverTrustErrors() {
+        let cases: [(TrustEvaluationFailure.Reason, TransportError.Code, ServerTrustError)] = [
+            (.pinMismatch, .pinMismatch, .certificatePinningFailed(host: url.host ?? "")),
+            (.untrustedChain, .tlsFailure, .trustEvaluationFailed),
+            (.noCertificate, .tlsFailure, .noCertificateFound),
+            (.noPublicKey, .pinMismatch, .noPublicKeyFound),
+        ]
+        for (reason, code, trustError) in cases {
+            let error = TrustEvaluationFailure(reason: reason, message: "m").transportError(url: url)
+            #expect(error.code == code)
+            #expect(error.underlyingError as? ServerTrustError == trustError)
+        }
     }
 }

@@ -69,11 +69,61 @@ struct CannedTransportTests {
         #expect(!RequestPattern(method: .get, pathRegex: "([").matches(request("GET", "https://h/(")))
     }
 
-    @Test("An impossible status is a typed error")
+    @Test("An impossible status is CannedResponse.Error.failedToCreateHTTPURLResponse, from both transports")
     func impossibleStatus() async {
-        await #expect(throws: TransportError.self) {
+        await #expect(throws: CannedResponse.Error.failedToCreateHTTPURLResponse) {
             try await CannedResponseTransport(string: "", statusCode: -1).data(for: request("GET", "https://h/a"))
         }
+        let routes = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: RequestPattern(pathRegex: "^/a$"), response: CannedResponse(string: "", statusCode: 1000))
+        ])
+        await #expect(throws: CannedResponse.Error.failedToCreateHTTPURLResponse) {
+            try await routes.data(for: request("GET", "https://h/a"))
+        }
+        #expect(throws: CannedResponse.Error.failedToCreateHTTPURLResponse) {
+            try CannedResponse(data: Data(), statusCode: 99).makeResponse(url: URL(string: "https://h/a")!)
+        }
+    }
+
+    @Test("makeResponse(url:) carries the status, version and headers")
+    func makeResponseURL() throws {
+        let canned = CannedResponse(string: "x", statusCode: 201, headerFields: ["ETag": "\"v1\""])
+        let response = try canned.makeResponse(url: URL(string: "https://h.example/new")!)
+        #expect(response.statusCode == 201)
+        #expect(response.url?.absoluteString == "https://h.example/new")
+        #expect(response.value(forHTTPHeaderField: "ETag") == "\"v1\"")
+        let route = CannedRoute(pattern: RequestPattern(path: "/new"), response: canned)
+        #expect(route.pattern == RequestPattern(path: "/new"))
+        #expect(route.response.statusCode == 201)
+    }
+
+    @Test("A request without a URL is missingRequestURL, and the seed's catch forms catch the errors")
+    func seedErrorForms() async {
+        var noURL = URLRequest(url: URL(string: "https://h/a")!)
+        noURL.url = nil
+        await #expect(throws: CannedResponseTransport.Error.missingRequestURL) {
+            try await CannedResponseTransport(string: "").data(for: noURL)
+        }
+        let routes = CannedRoutesTransport(
+            routes: [
+                CannedRoute(pattern: RequestPattern(pathRegex: "^/a"), response: CannedResponse(string: "1")),
+                CannedRoute(pattern: RequestPattern(pathRegex: "^/a$"), response: CannedResponse(string: "2")),
+            ], mode: CannedRoutesTransport.Mode.requireUniqueMatch)
+        await #expect(throws: CannedRoutesTransport.Error.missingRequestURL) { try await routes.data(for: noURL) }
+        var caught: [String] = []
+        for path in ["/b", "/a"] {
+            do {
+                _ = try await routes.data(for: request("GET", "https://h" + path))
+            } catch CannedRoutesTransport.Error.noMatch {
+                caught.append("noMatch")
+            } catch CannedRoutesTransport.Error.ambiguousMatch(let count) {
+                caught.append("ambiguous \(count)")
+            } catch {
+                caught.append("other \(error)")
+            }
+        }
+        #expect(caught == ["noMatch", "ambiguous 2"])
     }
 
     @Test("Origins compare scheme, host and port, with default ports")

@@ -1,0 +1,48 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("MatchingTransport")
+struct MatchingTransportTests {
+    @Test("Forwards a matching request and refuses others before they reach the inner transport")
+    func forwardsOnlyMatches() async throws {
+        let inner = CannedResponseTransport(string: "ok")
+        let transport = MatchingTransport(pattern: RequestPattern(method: .get, path: "/allowed"), transport: inner)
+        #expect(transport.pattern == RequestPattern(method: .get, path: "/allowed"))
+        let (data, _) = try await transport.data(for: request("GET", "https://h.example/allowed"))
+        #expect(String(decoding: data, as: UTF8.self) == "ok")
+        await #expect(throws: MatchingTransport.MatchingTransportError.notMatched) {
+            try await transport.data(for: request("POST", "https://h.example/allowed"))
+        }
+        do {
+            _ = try await transport.data(for: request("GET", "https://h.example/other"))
+            Issue.record("expected notMatched")
+        } catch MatchingTransportError.notMatched {
+            // The short name catches it too.
+        }
+        #expect(inner.receivedRequests.map { $0.url?.path } == ["/allowed"])
+    }
+
+    @Test("On the wire: a matching request reaches the server, a refused one never does")
+    func onTheWire() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/ok") { _ in .text("served") }
+        server.route("GET", "/secret") { _ in .text("leaked") }
+        let transport = MatchingTransport(
+            pattern: RequestPattern(method: .get, path: "/ok"),
+            transport: URLSessionTransport(session: makeIsolatedSession()))
+        let (data, response) = try await transport.data(for: URLRequest(url: server.url("/ok")))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self) == "served")
+        await #expect(throws: MatchingTransportError.notMatched) {
+            try await transport.data(for: URLRequest(url: server.url("/secret")))
+        }
+        #expect(server.receivedRequests.map(\.path) == ["/ok"])
+    }
+}
