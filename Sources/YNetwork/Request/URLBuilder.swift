@@ -59,9 +59,13 @@ open class URLBuilder: @unchecked Sendable {
         return url
     }
 
-    /// `parameters` as a sorted, percent-encoded query (spaces as `+` for `.formURLEncoded`).
+    /// `parameters` as a sorted, percent-encoded query (spaces as `+` for `.formURLEncoded`):
+    /// each field through ``queryParameterString(field:value:contentType:)``, so a subclass that
+    /// overrides it changes how its fields are written, as in Y-Network.
     open func queryString(with parameters: Parameters, contentType: RequestContentType) -> String {
-        FormURLEncoder.encode(parameters, spaceAsPlus: contentType == .formURLEncoded)
+        parameters.keys.sorted().compactMap { field in
+            parameters[field].flatMap { queryParameterString(field: field, value: $0, contentType: contentType) }
+        }.joined(separator: "&")
     }
 
     /// One `field=value` query pair, percent-encoded as ``queryString(with:contentType:)``
@@ -69,8 +73,8 @@ open class URLBuilder: @unchecked Sendable {
     ///
     /// - Returns: `field` alone for `true`; `nil` for `false`, `nil` and an empty array (they are
     ///   left out of a query); `field=a&field=b` for an array.
-    open func queryParameterString(field: String, value: any Sendable, contentType: RequestContentType) -> String? {
-        let pair = FormURLEncoder.encode([field: value], spaceAsPlus: contentType == .formURLEncoded)
+    open func queryParameterString(field: String, value: Any, contentType: RequestContentType) -> String? {
+        let pair = FormURLEncoder.encodeAny([field: value], spaceAsPlus: contentType == .formURLEncoded)
         return pair.isEmpty ? nil : pair
     }
 }

@@ -48,7 +48,7 @@ struct URLHelpersTests {
         #expect(builder.queryParameterString(field: "page", value: 3, contentType: .JSON) == "page=3")
         #expect(builder.queryParameterString(field: "fresh", value: true, contentType: .JSON) == "fresh")
         #expect(builder.queryParameterString(field: "stale", value: false, contentType: .JSON) == nil)
-        #expect(builder.queryParameterString(field: "none", value: String?.none, contentType: .JSON) == nil)
+        #expect(builder.queryParameterString(field: "none", value: String?.none as Any, contentType: .JSON) == nil)
         #expect(builder.queryParameterString(field: "tag", value: ["x", "y"], contentType: .JSON) == "tag=x&tag=y")
     }
 

@@ -1,7 +1,6 @@
-// Pending: needs URLProtocolStub, URLProtocolStubNetworkEngine, the seed's NetworkEngine
-// requirements (submitBackgroundDownload(_:), submitBackgroundUpload(_:fileUrl:)),
-// JSONEncoder.defaultEncoder, GifBuilder, URLBuilder as an open class with
-// queryParameterString(field:value:contentType:), and NetworkManager subclassable with state.
+// Subclasses of NetworkManager and URLBuilder restate `@unchecked Sendable`: both are Sendable
+// (their state is behind locks), and Swift warns in both language modes when a subclass does not
+// restate it. Code without it compiles, with that warning.
 import Foundation
 import YNetwork
 
@@ -10,7 +9,7 @@ import YNetwork
 #endif
 
 /// A NetworkManager that remembers the last status it saw, as apps subclass it to read headers.
-open class PeekingNetworkManager: NetworkManager {
+open class PeekingNetworkManager: NetworkManager, @unchecked Sendable {
     public private(set) var lastStatusCode: Int?
 
     open override func peekTaskResult(request: NetworkRequest, data: Data?, response: URLResponse?, error: Error?) {
@@ -27,33 +26,8 @@ public func makeStubbedManager() -> PeekingNetworkManager {
     return manager
 }
 
-/// An engine of the app's own, written to the seed's protocol.
-public final class RecordingEngine: NetworkEngine {
-    public private(set) var requests: [URLRequest] = []
-    private var session: URLSession = .shared
-
-    public init() {}
-
-    public func configure(with configuration: NetworkEngineConfiguration) {
-        session = URLSession(configuration: .ephemeral, delegate: configuration.sessionDelegate, delegateQueue: nil)
-    }
-
-    public func submit(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        requests.append(request)
-        return try await session.data(for: request)
-    }
-
-    public func submitBackgroundDownload(_ request: URLRequest) throws -> Cancelable {
-        return session.downloadTask(with: request)
-    }
-
-    public func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable {
-        return session.uploadTask(with: request, fromFile: fileUrl)
-    }
-}
-
 /// A URL builder that keeps `false` flags as `=false`.
-public final class FlagKeepingURLBuilder: URLBuilder {
+public final class FlagKeepingURLBuilder: URLBuilder, @unchecked Sendable {
     public override func queryParameterString(field: String, value: Any, contentType: RequestContentType) -> String? {
         if let flag = value as? Bool, !flag {
             return "\(field)=false"
