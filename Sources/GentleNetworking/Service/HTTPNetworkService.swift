@@ -39,7 +39,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     ///   - authService: ``SystemKeyChainAuthService`` by default.
     ///   - invalidationHandler: Awaited on every 401 before the call throws (see
     ///     ``TokenInvalidationHandler``); `nil` by default.
-    ///   - jsonDecoder: A plain `JSONDecoder` when `nil` (the default).
+    ///   - jsonDecoder: When `nil` (the default), a `JSONDecoder` whose dates are ISO 8601 with or
+    ///     without fractional seconds (``DateDecodingStrategies/iso8601FractionalAndNonFractionalSeconds``),
+    ///     as in the seed; a date in any other form is a decoding error.
     ///   - jsonEncoder: A plain `JSONEncoder` when `nil` (the default).
     ///   - logger: ``NoOpNetworkLogger`` by default.
     public init(
@@ -53,10 +55,17 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         self.transport = transport
         self.authService = authService
         self.invalidationHandler = invalidationHandler
-        self.jsonDecoder = jsonDecoder ?? JSONDecoder()
+        self.jsonDecoder = jsonDecoder ?? Self.defaultDecoder()
         self.jsonEncoder = jsonEncoder ?? JSONEncoder()
         self.logger = logger
         self.deferredTransport = transport as? any DeferredResponseTransport
+    }
+
+    /// The decoder used when none is given: ISO 8601 dates, with or without fractional seconds.
+    static func defaultDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = DateDecodingStrategies.iso8601FractionalAndNonFractionalSeconds
+        return decoder
     }
 
     /// Sends `endpoint` and decodes the 2xx body as `Model`.

@@ -190,4 +190,29 @@ struct SeedServiceAPITests {
             try Endpoint(path: "x", method: .get).from(URL(fileURLWithPath: "/etc"))
         }
     }
+
+    @Test("The default decoder reads ISO 8601 dates with and without fractional seconds, as the seed's")
+    func defaultDecoderDates() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/events") { _ in
+            .text(#"[{"at":"2024-01-01T12:34:56Z"},{"at":"2024-01-01T12:34:56.789Z"}]"#)
+        }
+        server.route("GET", "/epoch") { _ in .text(#"[{"at":1704112496}]"#) }
+        struct Event: Decodable { let at: Date }
+        let service = try service(.urlSession, nil)
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let events: [Event] = try await service.requestModels(
+            to: Endpoint(path: "/events", method: .get), via: environment)
+        #expect(events.map(\.at.timeIntervalSince1970) == [1_704_112_496, 1_704_112_496.789])
+        // A number is not an ISO 8601 date: a typed decoding error, not a guess.
+        await #expect {
+            let _: [Event] = try await service.requestModels(to: Endpoint(path: "/epoch", method: .get), via: environment)
+        } throws: { ($0 as? NetworkError)?.kind == .decodingFailed }
+        // A decoder of the caller's own is used as given.
+        let plain = HTTPNetworkService(
+            transport: try TransportKind.urlSession.make(), authService: InMemoryAuthService(), jsonDecoder: JSONDecoder())
+        let epoch: [Event] = try await plain.requestModels(to: Endpoint(path: "/epoch", method: .get), via: environment)
+        #expect(epoch.first?.at == Date(timeIntervalSinceReferenceDate: 1_704_112_496))
+    }
 }
