@@ -207,11 +207,13 @@ struct SeedServiceAPITests {
         #expect(events.map(\.at.timeIntervalSince1970) == [1_704_112_496, 1_704_112_496.789])
         // A number is not an ISO 8601 date: a typed decoding error, not a guess.
         await #expect {
-            let _: [Event] = try await service.requestModels(to: Endpoint(path: "/epoch", method: .get), via: environment)
+            let _: [Event] = try await service.requestModels(
+                to: Endpoint(path: "/epoch", method: .get), via: environment)
         } throws: { ($0 as? NetworkError)?.kind == .decodingFailed }
         // A decoder of the caller's own is used as given.
         let plain = HTTPNetworkService(
-            transport: try TransportKind.urlSession.make(), authService: InMemoryAuthService(), jsonDecoder: JSONDecoder())
+            transport: try TransportKind.urlSession.make(), authService: InMemoryAuthService(),
+            jsonDecoder: JSONDecoder())
         let epoch: [Event] = try await plain.requestModels(to: Endpoint(path: "/epoch", method: .get), via: environment)
         #expect(epoch.first?.at == Date(timeIntervalSinceReferenceDate: 1_704_112_496))
     }

@@ -17,7 +17,7 @@ struct ASCIICaseTests {
         // Non-ASCII is not folded (HTTP field names are ASCII tokens).
         #expect(!"É".equalsIgnoringASCIICase("é"))
         #expect("é".equalsIgnoringASCIICase("é"))
-        #expect("Api-Key"[...].equalsIgnoringASCIICase("API-KEY"))
+        #expect("Api-Key".equalsIgnoringASCIICase("API-KEY"))
     }
 
     @Test("withCredentialHeaders adds a name only when it is not in force, in any case")
