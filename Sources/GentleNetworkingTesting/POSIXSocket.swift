@@ -19,17 +19,27 @@ package enum POSIXSocket {
 
     /// Opens a listening TCP socket on 127.0.0.1 and returns it with the port the kernel chose.
     static func listenOnLoopback(port: UInt16 = 0, backlog: Int32 = 512) throws -> (descriptor: Int32, port: UInt16) {
+        try bindLoopback(port: port, backlog: backlog)
+    }
+
+    /// Binds a TCP socket to 127.0.0.1 (the kernel picks the port for 0) and, with a `backlog`,
+    /// listens on it. Without one the port is reserved and refuses every connection.
+    static func bindLoopback(port: UInt16 = 0, backlog: Int32?) throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = makeTCPSocket()
         guard descriptor >= 0 else { throw Failure(operation: "socket", code: errno) }
-        var yes: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        if backlog != nil {
+            // Not for a reserved port: Linux lets sockets that all set SO_REUSEADDR share a port
+            // while none listens, so a server could be given it.
+            var yes: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         let bound = withLoopbackAddress(port: port) { bind(descriptor, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(descriptor)
             throw Failure(operation: "bind", code: code)
         }
-        guard listen(descriptor, backlog) == 0 else {
+        if let backlog, listen(descriptor, backlog) != 0 {
             let code = errno
             close(descriptor)
             throw Failure(operation: "listen", code: code)

@@ -213,9 +213,9 @@ struct RequesterOnTheWireTests {
 
     @Test("A transport failure is passed through unchanged", arguments: RequesterKind.allCases)
     func transportFailure(kind: RequesterKind) async throws {
-        let server = try LoopbackServer()
-        let closedURL = server.baseURL
-        server.shutdown()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+        let closedURL = refusing.baseURL
         let marked = MarkedQueue()
         let request = RequestType<Void>(
             responseQueue: marked.queue, requestFactory: RequestFactory(router: FixedBaseRouter(closedURL, "gone")))

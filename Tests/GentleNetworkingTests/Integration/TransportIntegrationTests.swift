@@ -262,9 +262,9 @@ struct TransportIntegrationTests {
 
     @Test("Nothing listening is cannotConnect", arguments: TransportKind.all)
     func connectionRefused(kind: TransportKind) async throws {
-        let server = try LoopbackServer()
-        let deadURL = server.baseURL
-        server.shutdown()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+        let deadURL = refusing.baseURL
         let service = HTTPNetworkService(
             transport: try kind.make(), authService: InMemoryAuthService())
         await #expect {

@@ -218,8 +218,10 @@ struct RetryTransportWireTests {
     @Test("Nothing listening: cannotConnect is retried, then thrown")
     func refused() async throws {
         let server = try LoopbackServer()
-        let dead = server.baseURL
         server.shutdown()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+        let dead = refusing.baseURL
         let clock = RecordingClock()
         await #expect {
             try await makeService(server, clock: clock, policy: RetryPolicy(maxRetries: 2))

@@ -85,9 +85,9 @@ struct CredentialLeakTests {
     func logsAndErrors(kind: TransportKind, logging: Bool) async throws {
         let server = try Self.server()
         defer { server.shutdown() }
-        let closed = try LoopbackServer()
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }  // refusing until the end
         let closedURL = closed.baseURL
-        closed.shutdown()
         let logger = RecordingLogger()
         let service = HTTPNetworkService(
             transport: try kind.make(maxRedirects: 3), authService: InMemoryAuthService(token: Self.token),

@@ -89,9 +89,9 @@
 
         @Test("A refused connection is the same transport error on both paths", arguments: Path.allCases)
         func transportFailure(path: Path) async throws {
-            let server = try LoopbackServer()
-            let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
-            server.shutdown()
+            let refusing = try RefusingPort()
+            defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+            let environment = DefaultAPIEnvironment(baseURL: refusing.baseURL)
             let service = makeService(path, transport: try CurlTransport())
             do {
                 let _: Model = try await service.request(to: Endpoint(path: "/model", method: .get), via: environment)

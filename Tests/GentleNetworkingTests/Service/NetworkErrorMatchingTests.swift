@@ -100,9 +100,9 @@ struct NetworkErrorMatchingTests {
 
     @Test("A transport failure is .invalidResponseType in a seed switch, with its kind and underlying error")
     func transportFailureIsInvalidResponseType() async throws {
-        let dead = try LoopbackServer()
-        let base = dead.baseURL
-        dead.shutdown()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+        let base = refusing.baseURL
         for kind in TransportKind.all {
             let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
             do {

@@ -70,9 +70,9 @@ struct SeedServiceAPITests {
             for path in ["/forbidden", "/broken", "/fine"] {
                 _ = try? await service.requestVoid(to: Endpoint(path: path, method: .get), via: environment)
             }
-            let dead = try LoopbackServer()
-            let deadEnvironment = DefaultAPIEnvironment(baseURL: dead.baseURL)
-            dead.shutdown()
+            let refusing = try RefusingPort()
+            defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+            let deadEnvironment = DefaultAPIEnvironment(baseURL: refusing.baseURL)
             _ = try? await service.requestVoid(to: Endpoint(path: "/x", method: .get), via: deadEnvironment)
             #expect(server.receivedRequests.count == 3, "\(kind)")
             #expect(handler.requestsSeenAtEachCall.isEmpty, "\(kind)")

@@ -228,8 +228,10 @@ struct NetworkManagerWireTests {
     @Test("A refused connection is NetworkError.noInternet")
     func noInternet() async throws {
         let server = try LoopbackServer()
-        let closedBase = server.baseURL.absoluteString
         server.shutdown()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }  // refusing until the end
+        let closedBase = refusing.baseURL.absoluteString
         do {
             let _: User = try await makeManager(server: server, basePath: closedBase).submit(Post(method: .GET))
             Issue.record("A closed port must fail")
