@@ -2,7 +2,8 @@ import Foundation
 
 /// Where an API lives: the base URL that endpoint paths are joined to.
 ///
-/// Conform by providing ``_baseURL``, as in the seed:
+/// Conform by providing `_baseURL`, as in the seed (DocC does not list members whose names
+/// start with an underscore; it is this protocol's one requirement):
 /// ```swift
 /// struct Production: APIEnvironmentProtocol {
 ///     var _baseURL: URL? { URL(string: "https://api.company.com/v2") }
@@ -18,7 +19,7 @@ public protocol APIEnvironmentProtocol: Sendable {
 }
 
 extension APIEnvironmentProtocol {
-    /// The base URL, or ``DefaultAPIEnvironment/unsetBaseURL`` when ``_baseURL`` is `nil`.
+    /// The base URL, or ``DefaultAPIEnvironment/unsetBaseURL`` when `_baseURL` is `nil`.
     ///
     /// The seed called `fatalError` here. Ours never crashes: an unconfigured environment
     /// answers the placeholder, and a request built on it is refused with
