@@ -46,13 +46,8 @@ struct FaultTableTests {
                 }
                 row.slowest = max(row.slowest, seconds(since: start))
                 row.outcomes[kind] = observation
-                // A case with a known corelibs leak (a compression bomb on URLSession) also leaves
-                // corelibs inflating the cancelled body on its own thread, for tens of seconds on a
-                // loaded 2-core machine: wait for that thread, or the next cases are measured while
-                // it hogs a core (their teardown then misses the settle time).
                 let after = await ProcessResources.settled(
-                    to: before, extraDescriptors: faultCase.knownLeaks[kind] == nil ? 0 : FaultCase.knownLeakBound,
-                    timeout: faultCase.knownLeaks[kind] == nil ? 20 : 90)
+                    to: before, extraDescriptors: faultCase.knownLeaks[kind] == nil ? 0 : FaultCase.knownLeakBound)
                 row.leftover[kind] = (after.descriptors - before.descriptors, after.threads - before.threads)
             }
             rows.append(row)
