@@ -244,7 +244,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
         for (name, value) in HTTPErrorResponse(notModified, body: Data()).headers
         where !excluded.contains(name.lowercased()) {
-            if let existing = updated.headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 updated.headers[existing] = nil
             }
             updated.headers[name] = value
@@ -255,6 +255,6 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     static func header(_ name: String, in headers: [String: String]) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.key.equalsIgnoringASCIICase(name) }?.value
     }
 }
