@@ -12,7 +12,8 @@ import Foundation
 ///
 /// Asserts: no trap; only YNetwork's `NetworkError` is thrown; a URL is `http(s)` with a host;
 /// a relative path never changes the base's host and the URL starts with the base; the query
-/// decodes back to exactly the parameters, sorted by key, `true` bare and `false` left out.
+/// decodes back to exactly the parameters, sorted by key, `true` bare (left out for an empty
+/// key) and `false` left out.
 enum URLBuilderTarget {
     static let bases = [
         "https://api.example.com", "https://api.example.com/v1/", "http://127.0.0.1:8080/base//",
@@ -112,14 +113,13 @@ enum URLBuilderTarget {
         for (key, value) in values.sorted(by: { $0.0 < $1.0 }) {
             switch value {
             case .text(let text): expected.append(key + "=" + text)
-            case .flag(true): expected.append(key)
+            // A bare empty name is an empty pair, which the builder leaves out.
+            case .flag(true): if !key.isEmpty { expected.append(key) }
             case .flag(false): break
             case .number(let number): expected.append(key + "=\(number)")
             case .list(let list): expected += list.map { key + "=" + $0 }
             }
         }
-        // A lone bare empty name is an empty query, which the builder leaves out.
-        if expected == [""] { expected = [] }
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
         let pairs = query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false)
         let decoded = pairs.map { pair -> String in

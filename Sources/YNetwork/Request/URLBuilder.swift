@@ -8,7 +8,8 @@ import GentleNetworking
 ///   joined to the path with exactly one `/`; characters a path cannot hold are
 ///   percent-encoded. No base at all is ``NetworkError/noBasePath``.
 /// - Query parameters are percent-encoded, written `key=value`, sorted and joined with `&`;
-///   `true` is a bare key, `false` and `nil` are left out, arrays repeat their key. They are
+///   `true` is a bare key (an empty key with `true` is left out: it would be an empty pair),
+///   `false` and `nil` are left out, arrays repeat their key. They are
 ///   appended with `?`, or `&` when the path already has a query. With a `.formURLEncoded`
 ///   request type, spaces are written `+`.
 /// - Text that still does not parse as a URL, or a URL that is not `http`/`https` with a host

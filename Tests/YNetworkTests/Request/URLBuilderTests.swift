@@ -83,6 +83,13 @@ struct URLBuilderTests {
                 == "https://api.example.com/v1/search?debug&page=2&q=fish%20%26%20chips&ratio=0.5&tag=b&tag=a")
     }
 
+    @Test("An empty key with true is an empty pair: left out, with no stray & (fuzz finding)")
+    func emptyBareKey() throws {
+        #expect(try url(Probe(path: "p", parameters: ["": true, "b": "1"])) == "https://api.example.com/v1/p?b=1")
+        #expect(try url(Probe(path: "p", parameters: ["": true])) == "https://api.example.com/v1/p")
+        #expect(try url(Probe(path: "p", parameters: ["": "x"])) == "https://api.example.com/v1/p?=x")
+    }
+
     @Test("An integer 1 or 0 is a number, never a boolean")
     func integersAreNotBooleans() throws {
         #expect(
