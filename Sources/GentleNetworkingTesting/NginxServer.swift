@@ -132,7 +132,7 @@ public final class NginxServer: Sendable {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.run(process)
 
         self.prefix = prefix
         self.documentRoot = root

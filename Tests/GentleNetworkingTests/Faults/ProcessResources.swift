@@ -16,13 +16,15 @@ struct ProcessResources: Equatable, CustomStringConvertible {
 
     /// Waits (up to `timeout` seconds) until neither count is above `baseline`, and returns the
     /// counts then: sockets close and worker threads exit shortly after a transport is released.
-    /// `extraDescriptors` are allowed above the baseline (a known, bounded leak).
+    /// `extraDescriptors` and `extraThreads` are allowed above the baseline (a known, bounded
+    /// leak).
     static func settled(
-        to baseline: ProcessResources, extraDescriptors: Int = 0, timeout: TimeInterval = 20
+        to baseline: ProcessResources, extraDescriptors: Int = 0, extraThreads: Int = 0, timeout: TimeInterval = 20
     ) async -> ProcessResources {
         let deadline = Date().addingTimeInterval(timeout)
         var current = now()
-        while current.descriptors > baseline.descriptors + extraDescriptors || current.threads > baseline.threads,
+        while current.descriptors > baseline.descriptors + extraDescriptors
+            || current.threads > baseline.threads + extraThreads,
             Date() < deadline
         {
             try? await Task.sleep(nanoseconds: 50_000_000)
@@ -32,4 +34,34 @@ struct ProcessResources: Equatable, CustomStringConvertible {
     }
 
     var description: String { "\(descriptors) fds, \(threads) threads" }
+
+    /// What each open descriptor points at (`socket:[inode]`, `pipe:[inode]`, a path) and each
+    /// thread's name, keyed by descriptor number and thread id: what a leak report names.
+    static func inventory() -> (descriptors: [String: String], threads: [String: String]) {
+        let manager = FileManager.default
+        var descriptors: [String: String] = [:]
+        for entry in (try? manager.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            descriptors[entry] = (try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) ?? "?"
+        }
+        var threads: [String: String] = [:]
+        for entry in (try? manager.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(entry)/comm", encoding: .utf8)) ?? "?"
+            threads[entry] = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return (descriptors, threads)
+    }
+
+    /// The descriptors and threads in `after` that are not in `before`, as text for a report.
+    static func difference(
+        from before: (descriptors: [String: String], threads: [String: String]),
+        to after: (descriptors: [String: String], threads: [String: String])
+    ) -> String {
+        let newDescriptors = after.descriptors.filter { before.descriptors[$0.key] != $0.value }
+            .sorted { $0.key < $1.key }.map { "fd \($0.key) → \($0.value)" }
+        let newThreads = after.threads.filter { before.threads[$0.key] == nil }
+            .sorted { $0.key < $1.key }.map { "thread \($0.key) '\($0.value)'" }
+        let gone = before.threads.filter { after.threads[$0.key] == nil }
+            .sorted { $0.key < $1.key }.map { "ended: thread \($0.key) '\($0.value)'" }
+        return (newDescriptors + newThreads + gone).joined(separator: ", ")
+    }
 }
