@@ -40,6 +40,13 @@ let package = Package(
             dependencies: ["GentleNetworking", "AppleFoundationAdditions"],
             swiftSettings: checked
         ),
+        // Client code in the seeds' Apple-only shapes (a `SecTrust` evaluator), which must keep
+        // compiling against our library.
+        .target(
+            name: "SeedStyleClients",
+            dependencies: ["GentleNetworking", "Security", "AppleFoundationAdditions"],
+            swiftSettings: checked
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

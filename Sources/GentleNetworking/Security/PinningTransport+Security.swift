@@ -14,12 +14,12 @@
         static func makeSecurityTransport(
             _ pinnedDomains: [String: any ServerTrustEvaluator], configuration: URLSessionConfiguration
         ) -> any HTTPTransportProtocol {
-            var requirements: [String: ServerTrustRequirements] = [:]
+            var evaluators: [String: any ServerTrustEvaluator] = [:]
             for (domain, evaluator) in pinnedDomains {
-                requirements[domain.lowercased()] = evaluator.requirements.enforced
+                evaluators[domain.lowercased()] = evaluator
             }
             let ledger = TrustFailureLedger()
-            let delegate = PinningSessionDelegate(requirements: requirements, ledger: ledger)
+            let delegate = PinningSessionDelegate(evaluators: evaluators, ledger: ledger)
             let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
             return TrustFailureReportingTransport(inner: OwnedSessionTransport(session: session), ledger: ledger)
         }
@@ -54,17 +54,37 @@
                 throw failure.trustError(host: host)
             }
         }
+
+        /// Default validation (Apple platforms): what an evaluator that implements only
+        /// `evaluate(_:forHost:)`, as the original GentleNetworking's did, declares.
+        public var requirements: ServerTrustRequirements { ServerTrustRequirements() }
     }
 
     /// Evaluates server trust for pinned hosts; other hosts get the system's default handling.
     /// A refusal is recorded in the ledger, by host, before the challenge is cancelled.
     final class PinningSessionDelegate: NSObject, URLSessionDelegate, Sendable {
-        private let requirements: [String: ServerTrustRequirements]
+        private let evaluators: [String: any ServerTrustEvaluator]
         private let ledger: TrustFailureLedger
 
-        init(requirements: [String: ServerTrustRequirements], ledger: TrustFailureLedger) {
-            self.requirements = requirements
+        init(evaluators: [String: any ServerTrustEvaluator], ledger: TrustFailureLedger) {
+            self.evaluators = evaluators
             self.ledger = ledger
+        }
+
+        /// `evaluator`'s verdict on `trust`: our evaluators' requirements applied directly (with
+        /// a detailed reason), any other evaluator's own `evaluate(_:forHost:)`.
+        static func verdict(
+            of evaluator: any ServerTrustEvaluator, on trust: SecTrust, host: String
+        ) -> TrustEvaluationFailure? {
+            if evaluator is any DeclarativeServerTrustEvaluator {
+                return evaluate(trust, host: host, evaluator.requirements.enforced)
+            }
+            do {
+                try evaluator.evaluate(trust, forHost: host)
+                return nil
+            } catch {
+                return TrustEvaluationFailure(refusal: error, host: host)
+            }
         }
 
         // Server trust is a session-level challenge: it is delivered here, not to a task delegate.
@@ -74,12 +94,12 @@
         ) {
             let space = challenge.protectionSpace
             guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust,
-                let required = requirements[space.host.lowercased()]
+                let evaluator = evaluators[space.host.lowercased()]
             else {
                 completionHandler(.performDefaultHandling, nil)
                 return
             }
-            if let failure = Self.evaluate(trust, host: space.host, required) {
+            if let failure = Self.verdict(of: evaluator, on: trust, host: space.host) {
                 ledger.record(failure, host: space.host)
                 completionHandler(.cancelAuthenticationChallenge, nil)
             } else {

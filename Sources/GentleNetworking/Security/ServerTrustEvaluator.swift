@@ -1,15 +1,37 @@
 import Foundation
 
+#if canImport(Security) && !canImport(CCurl)
+    import Security
+#endif
+
 /// Decides whether a host's TLS certificate is trusted: what ``PinningTransport`` enforces for a
 /// pinned domain.
 ///
 /// The requirements are declarative so that each platform can enforce them inside the TLS
 /// handshake (libcurl on Linux, Security on Apple platforms), before any request byte is sent.
-/// Implement it to combine pins in your own way.
+/// Implement ``requirements`` to combine pins in your own way; that works on every platform.
+///
+/// On Apple platforms an evaluator may instead implement `evaluate(_:forHost:)` with a
+/// `SecTrust`, as in the original GentleNetworking: ``PinningTransport`` then calls it in the
+/// handshake, and it alone decides (it must do the default validation it wants itself). Its
+/// ``requirements`` default to default validation and are not used there. A ``ServerTrustError``
+/// it throws keeps its meaning (`.certificatePinningFailed` is ``TransportError/Code/pinMismatch``,
+/// `.trustEvaluationFailed` is ``TransportError/Code/tlsFailure``); any other error is a
+/// ``TransportError/Code/pinMismatch``.
 public protocol ServerTrustEvaluator: Sendable {
     /// What the handshake must prove.
     var requirements: ServerTrustRequirements { get }
+
+    #if canImport(Security) && !canImport(CCurl)
+        /// Evaluates `trust` for `host` (Apple platforms), throwing when it is refused. By
+        /// default, against ``requirements``.
+        func evaluate(_ trust: SecTrust, forHost host: String) throws
+    #endif
 }
+
+/// The evaluators whose `evaluate(_:forHost:)` is the default one: on Apple platforms their
+/// ``ServerTrustEvaluator/requirements`` are applied directly, with a detailed reason on failure.
+protocol DeclarativeServerTrustEvaluator: ServerTrustEvaluator {}
 
 /// What a TLS handshake must prove for a pinned host.
 public struct ServerTrustRequirements: Sendable, Hashable {
@@ -47,7 +69,7 @@ public struct ServerTrustRequirements: Sendable, Hashable {
 /// ```swift
 /// PublicKeyPinningEvaluator(pinnedKeyHashes: [primaryKeyHash, backupKeyHash])
 /// ```
-public struct PublicKeyPinningEvaluator: ServerTrustEvaluator {
+public struct PublicKeyPinningEvaluator: ServerTrustEvaluator, DeclarativeServerTrustEvaluator {
     /// SHA-256 hashes of DER SubjectPublicKeyInfo; see ``CertificatePinning/publicKeyHash(ofCertificatePEM:)``.
     public let pinnedKeyHashes: Set<Data>
     /// Whether the chain must also validate against the system roots; `true` by default.
@@ -77,7 +99,7 @@ public struct PublicKeyPinningEvaluator: ServerTrustEvaluator {
 /// ```swift
 /// CertificatePinningEvaluator(pinnedCertificates: [certDERData])
 /// ```
-public struct CertificatePinningEvaluator: ServerTrustEvaluator {
+public struct CertificatePinningEvaluator: ServerTrustEvaluator, DeclarativeServerTrustEvaluator {
     /// DER certificates.
     public let pinnedCertificates: Set<Data>
     /// Whether the chain must also validate against the system roots; `true` by default.

@@ -42,6 +42,28 @@ struct TrustEvaluationFailure: Sendable, Hashable {
     }
 }
 
+extension TrustEvaluationFailure {
+    /// What an evaluator's own `evaluate(_:forHost:)` threw, as a failure: a
+    /// ``ServerTrustError`` keeps its meaning; any other error is a refusal by the pin policy.
+    /// The message names the error's type only (an error's text may quote the certificate).
+    init(refusal error: any Error, host: String) {
+        switch error as? ServerTrustError {
+        case .certificatePinningFailed?:
+            self.init(reason: .pinMismatch, message: "The public key of \(host)'s certificate matches no pin.")
+        case .trustEvaluationFailed?:
+            self.init(reason: .untrustedChain, message: "The certificate chain of \(host) is not trusted.")
+        case .noCertificateFound?:
+            self.init(reason: .noCertificate, message: "The certificate chain of \(host) could not be read.")
+        case .noPublicKeyFound?:
+            self.init(reason: .noPublicKey, message: "The public key of \(host)'s certificate cannot be read.")
+        case nil:
+            self.init(
+                reason: .pinMismatch,
+                message: "The server trust evaluator for \(host) refused its certificate (\(type(of: error))).")
+        }
+    }
+}
+
 /// Remembers the server-trust evaluations that refused a pinned host, so that the request that
 /// failed can report why.
 ///

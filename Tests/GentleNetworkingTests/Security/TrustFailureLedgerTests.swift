@@ -117,4 +117,32 @@ struct TrustFailureLedgerTests {
             #expect(error.underlyingError as? ServerTrustError == trustError)
         }
     }
+
+    @Test(
+        "What a custom evaluator throws (the seed's SecTrust shape) keeps its meaning; other errors are a pin refusal")
+    func customEvaluatorRefusals() {
+        struct PolicyError: Error, CustomStringConvertible {
+            var description: String { "MIIB secret certificate text" }
+        }
+        let host = url.host ?? ""
+        let cases: [(any Error, TrustEvaluationFailure.Reason, TransportError.Code, ServerTrustError)] = [
+            (
+                ServerTrustError.certificatePinningFailed(host: host), .pinMismatch, .pinMismatch,
+                .certificatePinningFailed(host: host)
+            ),
+            (ServerTrustError.trustEvaluationFailed, .untrustedChain, .tlsFailure, .trustEvaluationFailed),
+            (ServerTrustError.noCertificateFound, .noCertificate, .tlsFailure, .noCertificateFound),
+            (ServerTrustError.noPublicKeyFound, .noPublicKey, .pinMismatch, .noPublicKeyFound),
+            (PolicyError(), .pinMismatch, .pinMismatch, .certificatePinningFailed(host: host)),
+        ]
+        for (thrown, reason, code, trustError) in cases {
+            let failure = TrustEvaluationFailure(refusal: thrown, host: host)
+            #expect(failure.reason == reason, "\(thrown)")
+            let error = failure.transportError(url: url)
+            #expect(error.code == code)
+            #expect(error.underlyingError as? ServerTrustError == trustError)
+            #expect(failure.message.contains(host))
+            #expect(!failure.message.contains("MIIB"), "an error's text never reaches the message")
+        }
+    }
 }
