@@ -26,4 +26,71 @@ public protocol NetworkEngine: Sendable {
     func upload(
         _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, URLResponse)
+
+    /// Starts a download task whose progress, file and completion go to the configured
+    /// ``NetworkEngineConfiguration/sessionDelegate``, as in Y-Network, and returns it.
+    ///
+    /// ``NetworkManager`` does not call this (its transfers report through their handlers);
+    /// it is for code that drives the session delegate itself.
+    ///
+    /// - Throws: ``NetworkError/notConfigured`` when the engine has no delegate session; by
+    ///   default, always.
+    @discardableResult
+    func submitBackgroundDownload(_ request: URLRequest) throws -> Cancelable
+
+    /// Starts an upload task of the file at `fileUrl` whose progress, response and completion go
+    /// to the configured ``NetworkEngineConfiguration/sessionDelegate``, as in Y-Network, and
+    /// returns it.
+    ///
+    /// - Throws: ``NetworkError/notConfigured`` when the engine has no delegate session; by
+    ///   default, always.
+    @discardableResult
+    func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable
+}
+
+/// Defaults that let an engine written to Y-Network's protocol (`configure`, `submit` and the
+/// two delegate-driven transfers) work with ``NetworkManager`` unchanged.
+extension NetworkEngine {
+    /// Downloads through ``submit(_:)``: the whole body in memory, written to `destination`
+    /// (readable by this user only), with one progress report at the end. Engines that can
+    /// stream implement it.
+    public func download(
+        _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> URLResponse {
+        let (data, response) = try await submit(request)
+        try? FileManager.default.removeItem(at: destination)
+        try writePrivateFile(data, to: destination)
+        let size = Int64(data.count)
+        progress?(TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
+        return response
+    }
+
+    /// Uploads through ``submit(_:)``: `file` is read into the request body, with one progress
+    /// report at the end. Engines that can stream implement it.
+    public func upload(
+        _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, URLResponse) {
+        var inMemory = request
+        let body = try Data(contentsOf: file)
+        inMemory.httpBody = body
+        let (data, response) = try await submit(inMemory)
+        let sent = Int64(body.count)
+        progress?(
+            TransferProgress(
+                bytesReceived: Int64(data.count), expectedBytesToReceive: Int64(data.count), bytesSent: sent,
+                expectedBytesToSend: sent))
+        return (data, response)
+    }
+
+    /// An engine without a delegate session cannot start one: ``NetworkError/notConfigured``.
+    @discardableResult
+    public func submitBackgroundDownload(_ request: URLRequest) throws -> Cancelable {
+        throw NetworkError.notConfigured
+    }
+
+    /// An engine without a delegate session cannot start one: ``NetworkError/notConfigured``.
+    @discardableResult
+    public func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable {
+        throw NetworkError.notConfigured
+    }
 }

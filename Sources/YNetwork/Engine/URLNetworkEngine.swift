@@ -18,7 +18,10 @@ import GentleNetworking
 ///   - any other given transport (a decorator stack) carries them through memory, so its
 ///     retries, credentials and pins still apply; progress is reported once, at the end;
 ///   - with no transport given: libcurl on Linux, a background `URLSession` on Apple platforms.
-public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
+///
+/// Open, as in Y-Network, so tests can subclass it (a subclass restates `@unchecked Sendable`
+/// if it adds state, and protects that state itself).
+open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     // @unchecked: `configuredSession` and `configuredTransport` are behind `lock`; the rest is
     // immutable.
     private let givenTransport: (any HTTPTransportProtocol)?
@@ -83,7 +86,7 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     /// Builds the `URLSession` transport when the configuration has a session delegate and no
     /// transport was given; a later configuration replaces it (the old session finishes its
     /// tasks and is invalidated, releasing its delegate).
-    public func configure(with configuration: NetworkEngineConfiguration) {
+    open func configure(with configuration: NetworkEngineConfiguration) {
         var session: URLSession?
         if givenTransport == nil, let delegate = configuration.sessionDelegate {
             let sessionConfiguration = URLSessionConfiguration.default
@@ -109,14 +112,14 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     }
 
     /// Sends `request` through the transport.
-    public func submit(_ request: URLRequest) async throws -> (Data, URLResponse) {
+    open func submit(_ request: URLRequest) async throws -> (Data, URLResponse) {
         let (data, response) = try await transport.data(for: request)
         return (data, response)
     }
 
     /// Downloads through the file-transfer transport, else a background session (Apple, no
     /// transport given) or the transport, through memory.
-    public func download(
+    open func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
         if let fileTransport {
@@ -133,7 +136,7 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
 
     /// Uploads through the file-transfer transport, else a background session (Apple, no
     /// transport given) or the transport, through memory.
-    public func upload(
+    open func upload(
         _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, URLResponse) {
         if let fileTransport {
@@ -148,5 +151,50 @@ public final class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         #endif
         let (data, response) = try await transport.uploadThroughMemory(for: request, fromFile: file, progress: progress)
         return (data, response)
+    }
+
+    /// Starts a download task on the delegate session, as Y-Network does: its progress, file and
+    /// completion go to the ``NetworkEngineConfiguration/sessionDelegate`` given to
+    /// ``configure(with:)``. The task is resumed and returned.
+    ///
+    /// The request is validated first (header names and values, `http`/`https` only). It goes
+    /// through that `URLSession`, so the response limits and deadlines of the GentleNetworking
+    /// transports do not apply; ``NetworkManager``'s transfers (``download(_:to:progress:)``)
+    /// have them.
+    ///
+    /// - Throws: ``NetworkError/notConfigured`` without a delegate session (not configured with
+    ///   a session delegate, or created with a transport, whose stack must not be bypassed);
+    ///   a `TransportError` for a request that may not be sent.
+    @discardableResult
+    open func submitBackgroundDownload(_ request: URLRequest) throws -> Cancelable {
+        let session = try delegateSession(for: request)
+        let task = session.downloadTask(with: request)
+        task.taskDescription = "\(request: request)"
+        task.resume()
+        return task
+    }
+
+    /// Starts an upload task of the file at `fileUrl` on the delegate session, as Y-Network
+    /// does: its progress, response and completion go to the
+    /// ``NetworkEngineConfiguration/sessionDelegate``. The task is resumed and returned.
+    ///
+    /// - Throws: As ``submitBackgroundDownload(_:)``.
+    @discardableResult
+    open func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable {
+        let session = try delegateSession(for: request)
+        let task = session.uploadTask(with: request, fromFile: fileUrl)
+        task.taskDescription = "\(request: request)"
+        task.resume()
+        return task
+    }
+
+    /// The delegate session, after checking that `request` may be sent.
+    private func delegateSession(for request: URLRequest) throws -> URLSession {
+        lock.lock()
+        let session = configuredSession
+        lock.unlock()
+        guard let session else { throw NetworkError.notConfigured }
+        try RequestValidator.validate(request)
+        return session
     }
 }

@@ -1,0 +1,162 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+import YNetwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An engine written to Y-Network's protocol: `configure`, `submit` and the two delegate-driven
+/// transfers, nothing else. Its transfers come from the protocol's defaults.
+private final class SeedShapedEngine: NetworkEngine, @unchecked Sendable {
+    // @unchecked: `submitted` is behind `lock`.
+    private let lock = NSLock()
+    private var submitted: [URLRequest] = []
+    private let transport: any HTTPTransportProtocol
+
+    init(transport: any HTTPTransportProtocol) { self.transport = transport }
+
+    var requests: [URLRequest] { lock.withLock { submitted } }
+
+    func configure(with configuration: NetworkEngineConfiguration) {}
+
+    func submit(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        lock.withLock { submitted.append(request) }
+        return try await transport.data(for: request)
+    }
+
+    func submitBackgroundDownload(_ request: URLRequest) throws -> Cancelable { throw NetworkError.noData }
+
+    func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable { throw NetworkError.noData }
+}
+
+private struct FileRequest: NetworkRequest {
+    var path: PathRepresentable
+    var method: HttpMethod = .GET
+}
+
+/// Records what a session delegate is told about its tasks.
+private final class RecordingDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDataDelegate, Sendable {
+    let downloaded = Locked<Data?>(nil)
+    let received = Locked(Data())
+    let completions = Locked<[String]>([])
+    let finished = AsyncStream<Void>.makeStream()
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        downloaded.withLock { $0 = try? Data(contentsOf: location) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        received.withLock { $0.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        completions.withLock { $0.append(error.map { "\($0)" } ?? "ok: \(task.taskDescription ?? "")") }
+        finished.continuation.yield()
+    }
+}
+
+@Suite("NetworkEngine in Y-Network's shape: seed engines work, and the delegate-driven transfers run")
+struct SeedShapedEngineTests {
+    @Test("A seed-shaped engine carries NetworkManager's downloads and uploads through submit (the defaults)")
+    func seedEngineTransfers() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload) }
+        server.route("POST", "/upload") { request in LoopbackResponse(status: 200, body: Data("got \(request.body.count)".utf8)) }
+        let engine = SeedShapedEngine(transport: DefaultTransport.make())
+        let manager = NetworkManager()
+        manager.configure(
+            with: NetworkManagerConfiguration(basePath: server.baseURL.absoluteString, networkEngine: engine))
+
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("seed-engine-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let downloaded: Result<URL, any Error> = await waitFor { done in
+            manager.submitBackgroundDownload(FileRequest(path: "file")) { result in
+                if case .success(let url) = result { try? FileManager.default.copyItem(at: url, to: copy) }
+                done(result)
+            }
+        }
+        _ = try downloaded.get()
+        #expect(try Data(contentsOf: copy) == payload)
+
+        let file = try makePatternFile(size: 50_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let uploaded: Result<Data, any Error> = await waitFor { done in
+            manager.submitBackgroundUpload(FileRequest(path: "upload", method: .POST), fromFile: file) { done($0) }
+        }
+        #expect(String(decoding: try uploaded.get(), as: UTF8.self) == "got 50000")
+        #expect(server.requests(path: "/upload").first?.body == (try Data(contentsOf: file)))
+        #expect(engine.requests.map { $0.url?.path } == ["/file", "/upload"], "both went through the engine's submit")
+    }
+
+    @Test("URLNetworkEngine.submitBackgroundDownload/Upload run on the delegate session and report to the delegate")
+    func delegateDrivenTransfers() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let payload = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload) }
+        server.route("PUT", "/upload") { request in LoopbackResponse(status: 201, body: Data("\(request.body.count)".utf8)) }
+        let delegate = RecordingDelegate()
+        let engine = URLNetworkEngine()
+        engine.configure(with: NetworkEngineConfiguration(sessionDelegate: delegate))
+        var iterator = delegate.finished.stream.makeAsyncIterator()
+
+        var download = URLRequest(url: server.url("/file"))
+        download.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
+        let task = try engine.submitBackgroundDownload(download)
+        #expect(task is URLSessionDownloadTask)
+        _ = await iterator.next()
+        #expect(delegate.downloaded.current == payload)
+        let description = try #require(delegate.completions.current.first)
+        #expect(description.hasPrefix("ok: "), "\(description)")
+        #expect(!description.contains("secret-token"), "the task description is redacted")
+
+        let file = try makePatternFile(size: 30_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var upload = URLRequest(url: server.url("/upload"))
+        upload.httpMethod = "PUT"
+        try engine.submitBackgroundUpload(upload, fileUrl: file)
+        _ = await iterator.next()
+        #expect(delegate.received.current == Data("30000".utf8))
+        #expect(server.requests(path: "/upload").first?.body == (try Data(contentsOf: file)))
+        #expect(server.requests(path: "/file").count == 1)
+    }
+
+    @Test("Without a delegate session, or with a transport given, they throw notConfigured and send nothing")
+    func notConfigured() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let request = URLRequest(url: server.url("/file"))
+        let unconfigured = URLNetworkEngine()
+        #expect(throws: NetworkError.notConfigured) { try unconfigured.submitBackgroundDownload(request) }
+        let delegate = RecordingDelegate()
+        let withTransport = URLNetworkEngine(transport: DefaultTransport.make())
+        withTransport.configure(with: NetworkEngineConfiguration(sessionDelegate: delegate))
+        #expect(throws: NetworkError.notConfigured) {
+            try withTransport.submitBackgroundUpload(request, fileUrl: URL(fileURLWithPath: "/dev/null"))
+        }
+        #expect(throws: NetworkError.notConfigured) {
+            try URLProtocolStubNetworkEngine().submitBackgroundDownload(request)
+        }
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test("A header name with CR/LF, or a non-HTTP URL, is refused before a delegate-driven task is made")
+    func validated() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let delegate = RecordingDelegate()
+        let engine = URLNetworkEngine()
+        engine.configure(with: NetworkEngineConfiguration(sessionDelegate: delegate))
+        var request = URLRequest(url: server.url("/file"))
+        request.setValue("1", forHTTPHeaderField: "X-Note\r\nX-Injected")
+        #expect(throws: TransportError.self) { try engine.submitBackgroundDownload(request) }
+        let ftp = URLRequest(url: try #require(URL(string: "ftp://127.0.0.1:\(server.port)/file")))
+        #expect(throws: TransportError.self) { try engine.submitBackgroundUpload(ftp, fileUrl: URL(fileURLWithPath: "/dev/null")) }
+        #expect(server.receivedRequests.isEmpty)
+    }
+}
