@@ -61,7 +61,8 @@ extension NetworkEngine {
         try? FileManager.default.removeItem(at: destination)
         try writePrivateFile(data, to: destination)
         let size = Int64(data.count)
-        progress?(TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
+        progress?(
+            TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
         return response
     }
 

@@ -66,7 +66,9 @@ struct SeedShapedEngineTests {
         defer { server.shutdown() }
         let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload) }
-        server.route("POST", "/upload") { request in LoopbackResponse(status: 200, body: Data("got \(request.body.count)".utf8)) }
+        server.route("POST", "/upload") { request in
+            LoopbackResponse(status: 200, body: Data("got \(request.body.count)".utf8))
+        }
         let engine = SeedShapedEngine(transport: DefaultTransport.make())
         let manager = NetworkManager()
         manager.configure(
@@ -99,7 +101,9 @@ struct SeedShapedEngineTests {
         defer { server.shutdown() }
         let payload = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload) }
-        server.route("PUT", "/upload") { request in LoopbackResponse(status: 201, body: Data("\(request.body.count)".utf8)) }
+        server.route("PUT", "/upload") { request in
+            LoopbackResponse(status: 201, body: Data("\(request.body.count)".utf8))
+        }
         let delegate = RecordingDelegate()
         let engine = URLNetworkEngine()
         engine.configure(with: NetworkEngineConfiguration(sessionDelegate: delegate))
@@ -156,7 +160,9 @@ struct SeedShapedEngineTests {
         request.setValue("1", forHTTPHeaderField: "X-Note\r\nX-Injected")
         #expect(throws: TransportError.self) { try engine.submitBackgroundDownload(request) }
         let ftp = URLRequest(url: try #require(URL(string: "ftp://127.0.0.1:\(server.port)/file")))
-        #expect(throws: TransportError.self) { try engine.submitBackgroundUpload(ftp, fileUrl: URL(fileURLWithPath: "/dev/null")) }
+        #expect(throws: TransportError.self) {
+            try engine.submitBackgroundUpload(ftp, fileUrl: URL(fileURLWithPath: "/dev/null"))
+        }
         #expect(server.receivedRequests.isEmpty)
     }
 }
