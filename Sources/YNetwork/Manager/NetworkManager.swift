@@ -49,7 +49,12 @@ extension URLSessionTask: Cancelable {}
 /// `Sendable`, behind locks; a subclass inherits that and should restate it
 /// (`final class Spy: NetworkManager, @unchecked Sendable`), protecting any mutable state it
 /// adds (Swift warns until it is restated; it compiles either way, in Swift 5 and 6 modes).
-open class NetworkManager: @unchecked Sendable {
+///
+/// An `NSObject` and a `URLSession` delegate, as in Y-Network, so it can be passed where either
+/// is expected (see `NetworkManager+URLSessionDelegate.swift`). Unlike Y-Network it does not
+/// make itself the configuration's session delegate: that would take requests off the default
+/// transport.
+open class NetworkManager: NSObject, @unchecked Sendable {
     // @unchecked: all mutable state is in `state` and `refresh`, behind their locks.
     private struct State {
         var configuration: NetworkManagerConfiguration?
@@ -60,7 +65,9 @@ open class NetworkManager: @unchecked Sendable {
     private let refresh = Locked(SessionRefreshState(policy: SessionRefreshPolicy()))
 
     /// Creates a manager that works without configuration.
-    public init() {}
+    public override init() {
+        super.init()
+    }
 
     // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     /// The current configuration (the default one until ``configure(with:sessionManager:)``).

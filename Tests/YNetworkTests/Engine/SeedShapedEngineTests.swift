@@ -166,3 +166,32 @@ struct SeedShapedEngineTests {
         #expect(server.receivedRequests.isEmpty)
     }
 }
+
+@Suite("NetworkManager is an NSObject and a URLSession delegate, as in Y-Network")
+struct NetworkManagerDelegateTests {
+    @Test("A manager passed as its own session delegate sends through the delegate session, and tasks end")
+    func managerAsDelegate() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/users") { _ in LoopbackResponse(status: 200, body: Data(#"["ada"]"#.utf8)) }
+        server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: Data(count: 10_000)) }
+        let manager = NetworkManager()
+        let object: NSObject = manager
+        #expect(object is URLSessionDelegate)
+        let engine = URLNetworkEngine()
+        manager.configure(
+            with: NetworkManagerConfiguration(
+                basePath: server.baseURL.absoluteString, sessionDelegate: manager, networkEngine: engine))
+        let users: [String] = try await manager.submit(FileRequest(path: "users"))
+        #expect(users == ["ada"])
+
+        let task = try engine.submitBackgroundDownload(URLRequest(url: server.url("/file")))
+        let download = try #require(task as? URLSessionDownloadTask)
+        let deadline = Date().addingTimeInterval(10)
+        while download.state != .completed, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(download.state == .completed)
+        #expect(download.error == nil)
+        #expect(server.requests(path: "/users").count == 1)
+        #expect(server.requests(path: "/file").count == 1)
+    }
+}
