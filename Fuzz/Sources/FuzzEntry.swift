@@ -11,6 +11,7 @@ let fuzzTargets: [String: @Sendable (FuzzInput) -> Void] = [
     "multipart": MultipartTarget.run,
     "redactor": RedactorTarget.run,
     "encoding": EncodingTarget.run,
+    "event-stream": EventStreamTarget.run,
 ]
 
 /// The target this process runs, chosen once from the environment.

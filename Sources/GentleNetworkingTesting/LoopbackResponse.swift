@@ -22,12 +22,34 @@ public struct LoopbackResponse: Sendable {
     public var rawBytes: Data?
     /// Close the connection after this response, even if the client wants keep-alive.
     public var closeConnection = false
+    /// Send the body as these pieces instead of ``body``: one write (one chunk when chunked)
+    /// each, ``segmentDelay`` apart; what a streaming server does.
+    public var segments: [Data]?
+    /// The pause before each segment after the first.
+    public var segmentDelay: TimeInterval = 0
+    /// Close the connection, mid-body, after this many segments.
+    public var closeAfterSegments: Int?
 
     /// Creates a response.
     public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A `text/event-stream` response, chunked, one segment per event block (give each block
+    /// its own fields and ending, such as `"id: 1\ndata: hello\n\n"`), `delay` seconds apart;
+    /// with `closeAfter`, the connection is dropped after that many blocks, mid-body.
+    public static func eventStream(
+        _ blocks: [String], delay: TimeInterval = 0, closeAfter: Int? = nil, status: Int = 200
+    ) -> LoopbackResponse {
+        var response = LoopbackResponse(
+            status: status, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+        response.chunked = true
+        response.segments = blocks.map { Data($0.utf8) }
+        response.segmentDelay = delay
+        response.closeAfterSegments = closeAfter
+        return response
     }
 
     /// A JSON response from text, with `Content-Type: application/json`.

@@ -287,12 +287,27 @@ public final class LoopbackServer: Sendable {
         if response.chunked {
             head += "Transfer-Encoding: chunked\r\n"
         } else if response.status != 204 && response.status != 304 {
-            head += "Content-Length: \(response.body.count)\r\n"
+            let length = response.segments.map { $0.reduce(0) { $0 + $1.count } } ?? response.body.count
+            head += "Content-Length: \(length)\r\n"
         }
-        if closing || response.closeMidBody { head += "Connection: close\r\n" }
+        if closing || response.closeMidBody || response.closeAfterSegments != nil { head += "Connection: close\r\n" }
         head += "\r\n"
         guard POSIXSocket.sendAll(descriptor, Array(head.utf8)) else { return false }
         guard sendsBody else { return true }
+        if let segments = response.segments {
+            for (index, segment) in segments.enumerated() {
+                if index == response.closeAfterSegments { return false }
+                if index > 0, response.segmentDelay > 0, !pause(response.segmentDelay, watching: descriptor) {
+                    return false
+                }
+                guard send([UInt8](segment)[...], chunked: response.chunked, to: descriptor) else { return false }
+            }
+            if response.closeAfterSegments == segments.count { return false }
+            if response.chunked {
+                guard POSIXSocket.sendAll(descriptor, Array("0\r\n\r\n".utf8)) else { return false }
+            }
+            return true
+        }
 
         let body = [UInt8](response.body)
         let pausesMidBody = response.delayMidBody > 0 || response.closeMidBody

@@ -141,6 +141,12 @@ public struct ETagTransport: HTTPTransportProtocol {
         normalized(credentials).union(["accept", "accept-encoding"])
     }
 
+    /// Streams `request` through the inner transport, uncached: a stream is neither stored nor
+    /// revalidated, and no `If-None-Match` is added.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        try await inner.stream(for: request)
+    }
+
     /// Sends `request`, conditionally when an entry exists.
     ///
     /// - Throws: ``TransportError`` ``TransportError/Code/unexpectedNotModified`` for a 304 with

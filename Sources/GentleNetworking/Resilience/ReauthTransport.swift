@@ -95,16 +95,37 @@ public final class ReauthTransport: HTTPTransportProtocol {
     ///   loop guard trips; `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         // The auth service's header is a credential: no redirect to another origin carries it.
-        try await Origin.withCredentialHeaders([authService.headerField]) { try await send(request) }
+        try await Origin.withCredentialHeaders([authService.headerField]) {
+            try await send(request, exchange: { try await inner.data(for: $0) }, drain: { $0 })
+        }
     }
 
-    private func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await inner.data(for: request)
+    /// Establishes a stream of `request`, handling a 401 before the body as ``data(for:)`` does:
+    /// the 401's body (at most 64 KiB) is read and that stream ended, the credentials are
+    /// refreshed, and the stream is requested once more.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        try await Origin.withCredentialHeaders([authService.headerField]) {
+            try await send(
+                request, exchange: { try await inner.stream(for: $0) },
+                drain: { stream in
+                    defer { stream.cancel() }
+                    return (try? await stream.collect(maxBytes: 64 << 10)) ?? Data()
+                })
+        }
+    }
+
+    /// The 401 handling of both entry points; `drain` reads a 401's body (and ends it).
+    private func send<Body>(
+        _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, HTTPURLResponse),
+        drain: (Body) async -> Data
+    ) async throws -> (Body, HTTPURLResponse) {
+        let (body, response) = try await exchange(request)
         guard response.statusCode == 401,
             let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty
         else {
-            return (data, response)
+            return (body, response)
         }
+        let data = await drain(body)
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
         let current = try await authService.authorize(unauthenticated).value(
@@ -135,7 +156,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         }
         try Task.checkCancellation()
         let retried = try await authService.authorize(unauthenticated)
-        return try await inner.data(for: retried)
+        return try await exchange(retried)
     }
 
     /// Runs the refresh in its own task, so that cancelling the caller that started it does not

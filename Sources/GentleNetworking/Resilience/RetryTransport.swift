@@ -64,20 +64,36 @@ public struct RetryTransport: HTTPTransportProtocol {
     /// - Throws: `CancellationError` when cancelled (including during a backoff), or the last
     ///   error of the inner transport when retries are exhausted or not allowed.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await retrying(request, exchange: { try await inner.data(for: $0) }, discard: { _ in }, empty: Data())
+    }
+
+    /// Establishes a stream of `request`, retrying as the policy decides, as ``data(for:)``
+    /// does, until a response head that is not retried arrives. A stream that has started
+    /// delivering its body is never replayed: a failure mid-body is the caller's.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        try await retrying(
+            request, exchange: { try await inner.stream(for: $0) }, discard: { $0.cancel() }, empty: .single(Data()))
+    }
+
+    /// The retry loop of both entry points: `discard` gives up a retried attempt's body.
+    private func retrying<Body>(
+        _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, HTTPURLResponse),
+        discard: (Body) -> Void, empty: Body
+    ) async throws -> (Body, HTTPURLResponse) {
         var attempt = 0
         var previousDelay: TimeInterval?
         var lastRetryCost = 0
         while true {
             try Task.checkCancellation()
             let outcome: RetryContext.Outcome
-            let result: (Data, HTTPURLResponse)?
+            let result: (Body, HTTPURLResponse)?
             do {
-                let (data, response) = try await inner.data(for: request)
+                let (body, response) = try await exchange(request)
                 if (200..<400).contains(response.statusCode) {
                     budget.recordSuccess(afterRetryCosting: lastRetryCost)
-                    return (data, response)
+                    return (body, response)
                 }
-                result = (data, response)
+                result = (body, response)
                 outcome = .response(response)
             } catch {
                 result = nil
@@ -90,26 +106,27 @@ public struct RetryTransport: HTTPTransportProtocol {
             case .retry(let delay):
                 // When the budget is spent, what this attempt got is the answer.
                 guard let cost = budget.withdraw(forRetryAfter: outcome) else {
-                    return try Self.answer(result, outcome)
+                    return try Self.answer(result, outcome, empty: empty)
                 }
+                if let result { discard(result.0) }
                 lastRetryCost = cost
                 onRetry?(RetryEvent(request: request, retryNumber: attempt + 1, delay: delay, outcome: outcome))
                 try await clock.sleep(delay)
                 previousDelay = delay
                 attempt += 1
             case .giveUp:
-                return try Self.answer(result, outcome)
+                return try Self.answer(result, outcome, empty: empty)
             }
         }
     }
 
     /// The last attempt's response, or its error thrown.
-    private static func answer(
-        _ result: (Data, HTTPURLResponse)?, _ outcome: RetryContext.Outcome
-    ) throws -> (Data, HTTPURLResponse) {
+    private static func answer<Body>(
+        _ result: (Body, HTTPURLResponse)?, _ outcome: RetryContext.Outcome, empty: Body
+    ) throws -> (Body, HTTPURLResponse) {
         switch outcome {
         case .failure(let error): throw error
-        case .response(let response): return result ?? (Data(), response)
+        case .response(let response): return result ?? (empty, response)
         }
     }
 }

@@ -42,6 +42,10 @@
         func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             try await inner.data(for: request)
         }
+
+        func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+            try await inner.stream(for: request)
+        }
     }
 
     extension ServerTrustEvaluator {

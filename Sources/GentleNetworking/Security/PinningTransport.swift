@@ -80,6 +80,12 @@ public final class PinningTransport: HTTPTransportProtocol {
         try await send(request) { try await inner.data(for: $0) }
     }
 
+    /// Streams `request` through the pinned connection pool (natively on Linux), with the same
+    /// trust checks before any byte is sent.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        try await send(request) { try await inner.stream(for: $0) }
+    }
+
     /// Runs `operation` with the ``prepared(_:)`` request, reporting a trust failure with its
     /// ``ServerTrustError``: what every entry point of this transport does.
     func send<Result>(

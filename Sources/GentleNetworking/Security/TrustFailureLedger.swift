@@ -137,9 +137,19 @@ struct TrustFailureReportingTransport: HTTPTransportProtocol {
     let ledger: TrustFailureLedger
 
     func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await reporting(request) { try await inner.data(for: $0) }
+    }
+
+    func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        try await reporting(request) { try await inner.stream(for: $0) }
+    }
+
+    private func reporting<Result>(
+        _ request: URLRequest, _ operation: (URLRequest) async throws -> Result
+    ) async throws -> Result {
         let mark = ledger.mark()
         do {
-            return try await inner.data(for: request)
+            return try await operation(request)
         } catch {
             let recorded = ledger.failure(host: request.url?.host, since: mark)
             throw TrustFailureLedger.mapped(

@@ -167,7 +167,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// Tells ``invalidationHandler`` when the transport threw a 401 (a ``ReauthTransport`` whose
     /// refresh failed), as it is told about a 401 response.
-    private func notifyIfUnauthorized(_ error: any Error) async {
+    func notifyIfUnauthorized(_ error: any Error) async {
         if let error = error as? NetworkError, error.kind == .httpStatusError(.unauthorized) {
             await invalidationHandler?.handleInvalidToken()
         }
@@ -175,12 +175,12 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// The credential values `request` carries, with the auth service's own header: scrubbed
     /// from every log record and error text, wherever a server echoes them.
-    private func secrets(of request: URLRequest) -> [String] {
+    func secrets(of request: URLRequest) -> [String] {
         Redactor.credentialValues(of: request, alsoHeaders: [authService.headerField])
     }
 
     /// Builds the request for `endpoint` and authorizes it when the endpoint requires it.
-    private func prepare(
+    func prepare(
         _ endpoint: any EndpointProtocol, _ environment: any APIEnvironmentProtocol
     ) async throws -> URLRequest {
         var request = try EndpointRequestBuilder(jsonEncoder: jsonEncoder).makeRequest(for: endpoint, in: environment)
@@ -197,7 +197,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     }
 
     /// The error for a non-2xx `response`, with its status, headers and body.
-    private func statusError(_ response: HTTPURLResponse, data: Data, request: URLRequest) -> NetworkError {
+    func statusError(_ response: HTTPURLResponse, data: Data, request: URLRequest) -> NetworkError {
         let snapshot = HTTPErrorResponse(response, body: data)
         guard let status = HTTPStatusError(statusCode: response.statusCode) else {
             // Unreachable: callers check for 2xx first. A 2xx is not a status error.
@@ -290,7 +290,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// A transport's error as the service throws it: `CancellationError`, a ``NetworkError``, or
     /// (from a custom transport) the error unchanged.
-    private func mapped(_ error: any Error, request: URLRequest) -> any Error {
+    func mapped(_ error: any Error, request: URLRequest) -> any Error {
         if error is CancellationError || Task.isCancelled && !(error is NetworkError) {
             return CancellationError()
         }

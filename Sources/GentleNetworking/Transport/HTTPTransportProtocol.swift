@@ -14,6 +14,22 @@ import Foundation
 public protocol HTTPTransportProtocol: Sendable {
     /// Sends `request` and returns the response body and metadata.
     func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse)
+
+    /// Sends `request` and returns as soon as the response head is in, with the body as an
+    /// ``HTTPByteStream`` of chunks as they arrive (any status, as ``data(for:)``).
+    ///
+    /// The default implementation reads the whole body with ``data(for:)`` first and streams it
+    /// as one chunk, so every transport can be streamed from; ``CurlTransport`` streams natively,
+    /// with backpressure, and the decorators pass streams through.
+    func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse)
+}
+
+extension HTTPTransportProtocol {
+    /// The whole body through ``data(for:)``, then streamed as one chunk.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        let (data, response) = try await data(for: request)
+        return (.single(data), response)
+    }
 }
 
 /// The transport ``HTTPNetworkService`` (and every decorator) uses when none is given.

@@ -127,15 +127,15 @@ struct CarelessCallerTests {
             let transport = try CurlTransport()
             let before = CurlEasyRequest.liveCount
             for _ in 0..<20 {
-                let (_, stream) = try await transport.stream(for: URLRequest(url: server.url("/s")), bufferSize: 16_384)
+                let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/s")), bufferSize: 16_384)
                 var count = 0
                 for try await chunk in stream { count += chunk.count }
                 #expect(count == 200_000)
             }
             // Streams abandoned after the head, too.
             for _ in 0..<5 {
-                let (_, stream) = try await transport.stream(for: URLRequest(url: server.url("/s")), bufferSize: 1024)
-                stream.cancelTransfer()
+                let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/s")), bufferSize: 1024)
+                stream.cancel()
             }
             // The loop releases each request when libcurl is done with it.
             try await waitUntil { CurlEasyRequest.liveCount <= before }

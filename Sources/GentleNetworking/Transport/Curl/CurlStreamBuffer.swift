@@ -1,8 +1,8 @@
 #if canImport(CCurl)
     import Foundation
 
-    /// The bounded buffer between libcurl's write callback (producer, event-loop thread) and a
-    /// ``CurlByteStream`` consumer: when it holds `highWater` bytes the transfer is paused, and it
+    /// The bounded buffer between libcurl's write callback (producer, event-loop thread) and an
+    /// ``HTTPByteStream`` consumer: when it holds `highWater` bytes the transfer is paused, and it
     /// resumes once the consumer has drained it below `lowWater`.
     final class CurlStreamBuffer: Sendable {
         private struct State {
@@ -100,47 +100,6 @@
 
         func resume() {
             loop?.resumeTransfer(number: transferNumber)
-        }
-    }
-
-    /// A response body as it arrives, in chunks, with backpressure: libcurl stops reading from the
-    /// socket while the consumer falls behind.
-    ///
-    /// Iterate it once. Cancelling the iterating task, or dropping the stream, abandons the
-    /// transfer.
-    public struct CurlByteStream: AsyncSequence, Sendable {
-        /// A chunk of the body.
-        public typealias Element = Data
-
-        let buffer: CurlStreamBuffer
-        let cancel: @Sendable () -> Void
-
-        /// The iterator.
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            let buffer: CurlStreamBuffer
-            let cancel: @Sendable () -> Void
-
-            /// The next chunk, or `nil` when the body is complete.
-            ///
-            /// - Throws: ``TransportError`` when the transfer fails mid-body; `CancellationError`
-            ///   when the task is cancelled.
-            public mutating func next() async throws -> Data? {
-                try await withTaskCancellationHandler {
-                    try await buffer.next()
-                } onCancel: { [cancel] in
-                    cancel()
-                }
-            }
-        }
-
-        /// Starts iterating.
-        public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(buffer: buffer, cancel: cancel)
-        }
-
-        /// Abandons the transfer; the iterator then ends with `CancellationError`.
-        public func cancelTransfer() {
-            cancel()
         }
     }
 #endif

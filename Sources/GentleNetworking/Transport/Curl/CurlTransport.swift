@@ -217,21 +217,26 @@
             }
         }
 
+        /// Starts `request` and returns as soon as the response head arrives, with the body as
+        /// an ``HTTPByteStream`` of chunks, buffering at most 1 MiB (see
+        /// ``stream(for:bufferSize:maxBytes:)``).
+        public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+            try await stream(for: request, bufferSize: 1 << 20)
+        }
+
         /// Starts `request` and returns as soon as the response head arrives, with the body as an
-        /// ``CurlByteStream`` of chunks. libcurl pauses the socket while the consumer is more than
+        /// ``HTTPByteStream`` of chunks. libcurl pauses the socket while the consumer is more than
         /// `bufferSize` bytes behind (backpressure). Redirects are followed.
         ///
         /// - Parameters:
         ///   - request: The request to send.
-        ///   - bufferSize: The most bytes buffered before pausing; 1 MiB by default.
+        ///   - bufferSize: The most bytes buffered before pausing.
         ///   - maxBytes: The most body bytes delivered before the stream ends with
         ///     ``TransportError/Code/responseTooLarge``; `nil` (the default) for no limit. The
         ///     stream's memory is bounded by `bufferSize` either way.
         public func stream(
-            for request: URLRequest, bufferSize: Int = 1 << 20, maxBytes: Int64? = nil
-        ) async throws -> (
-            HTTPURLResponse, CurlByteStream
-        ) {
+            for request: URLRequest, bufferSize: Int, maxBytes: Int64? = nil
+        ) async throws -> (HTTPByteStream, HTTPURLResponse) {
             var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
             var current = request
             while true {
@@ -244,15 +249,17 @@
                 let (_, response) = try await run(easy)
                 // The stream keeps this transport (and so its event loop) alive until it is done;
                 // nothing the transfer owns points back at the stream.
-                let stream = CurlByteStream(buffer: buffer) { [self] in
-                    easy.cancel()
-                    loop.cancel(easy)
-                }
+                let stream = HTTPByteStream(
+                    next: { try await buffer.next() },
+                    cancel: { [self] in
+                        easy.cancel()
+                        loop.cancel(easy)
+                    })
                 guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current)
                 else {
-                    return (response, stream)
+                    return (stream, response)
                 }
-                stream.cancelTransfer()
+                stream.cancel()
                 try tracker.follow(to: next.url)
                 current = next
             }

@@ -1,0 +1,78 @@
+/// Splits a byte stream into UTF-8 lines, wherever the chunks break: a plain value (bytes in,
+/// lines out), so it is tested without I/O and shared by every transport.
+///
+/// Lines end with `\n`, `\r\n` or `\r` (a `\r` at the end of a chunk waits for the next one to
+/// see whether a `\n` follows). The terminator is not part of the line. A line may be at most
+/// ``maxLineBytes`` bytes: a longer one throws ``StreamingError/lineTooLong(limit:)`` as soon as
+/// the limit is passed, so memory stays bounded whatever the server sends.
+public struct LineSplitter: Sendable {
+    /// The longest line accepted, in bytes, without its terminator.
+    public let maxLineBytes: Int
+    /// 1 MiB: ample for JSON Lines records and Server-Sent Event fields.
+    public static let defaultMaxLineBytes = 1 << 20
+
+    private var pending: [UInt8] = []
+    private var afterCarriageReturn = false
+    private var failure: StreamingError?
+    /// Lines produced so far (for error messages: the next line's number is this plus one).
+    public private(set) var lineCount = 0
+
+    /// Creates a splitter; `maxLineBytes` below 1 counts as 1.
+    public init(maxLineBytes: Int = LineSplitter.defaultMaxLineBytes) {
+        self.maxLineBytes = max(1, maxLineBytes)
+    }
+
+    /// Whether bytes of an unfinished line are held (the stream ended mid-line if it ends now).
+    public var hasPartialLine: Bool { !pending.isEmpty }
+
+    /// Feeds `bytes` and returns the lines they complete, in order.
+    ///
+    /// Lines completed before a fault are returned first; the fault is thrown by the next call
+    /// (this one, when no line came before it), and by every call after it.
+    ///
+    /// - Throws: ``StreamingError/lineTooLong(limit:)`` or ``StreamingError/invalidUTF8(line:)``.
+    public mutating func push(_ bytes: some Sequence<UInt8>) throws(StreamingError) -> [String] {
+        if let failure { throw failure }
+        var lines: [String] = []
+        do throws(StreamingError) {
+            for byte in bytes {
+                if afterCarriageReturn {
+                    afterCarriageReturn = false
+                    if byte == 0x0A { continue }
+                }
+                switch byte {
+                case 0x0A:
+                    lines.append(try takeLine())
+                case 0x0D:
+                    lines.append(try takeLine())
+                    afterCarriageReturn = true
+                default:
+                    guard pending.count < maxLineBytes else { throw StreamingError.lineTooLong(limit: maxLineBytes) }
+                    pending.append(byte)
+                }
+            }
+        } catch {
+            failure = error
+            pending.removeAll()
+            if lines.isEmpty { throw error }
+        }
+        return lines
+    }
+
+    /// Ends the stream: the last line if it had no terminator, else `nil`.
+    ///
+    /// - Throws: ``StreamingError/invalidUTF8(line:)``, or a fault ``push(_:)`` has not thrown yet.
+    public mutating func finish() throws(StreamingError) -> String? {
+        if let failure { throw failure }
+        afterCarriageReturn = false
+        guard !pending.isEmpty else { return nil }
+        return try takeLine()
+    }
+
+    private mutating func takeLine() throws(StreamingError) -> String {
+        lineCount += 1
+        defer { pending.removeAll(keepingCapacity: pending.count <= 4096) }
+        guard let line = String(validating: pending, as: UTF8.self) else { throw .invalidUTF8(line: lineCount) }
+        return line
+    }
+}

@@ -1,0 +1,126 @@
+/// Interprets the lines of a `text/event-stream` body as the WHATWG HTML specification says: a
+/// plain value (lines in, events out), shared by every transport and tested without I/O.
+///
+/// - A leading byte order mark is ignored; lines starting with `:` are comments.
+/// - `field: value` (one space after the colon is dropped), or a whole line as a field with an
+///   empty value. `event` sets the type, `data` appends a line, `id` sets the last event ID
+///   (unless it contains NUL), `retry` sets the reconnection time (ASCII digits only; huge
+///   values saturate, never trap). Other fields are ignored.
+/// - A blank line dispatches the event, unless no `data` was given. The last event ID and the
+///   reconnection time persist across events.
+/// - One event's data may be at most ``maxEventBytes`` bytes:
+///   ``StreamingError/eventTooLarge(limit:)`` beyond.
+public struct ServerSentEventParser: Sendable {
+    /// The largest event data accepted, in bytes.
+    public let maxEventBytes: Int
+    /// 8 MiB.
+    public static let defaultMaxEventBytes = 8 << 20
+
+    private var sawFirstLine = false
+    private var eventType = ""
+    private var data = ""
+    private var hasData = false
+    private var blockRetry: Int?
+    /// Whether any field arrived since the last blank line.
+    private var inEvent = false
+
+    /// The last event ID set by the stream (`nil` until one is), sent back as `Last-Event-ID`
+    /// when reconnecting.
+    public private(set) var lastEventID: String?
+    /// The reconnection time in milliseconds set by the stream's latest `retry:` field.
+    public private(set) var reconnectionTime: Int?
+
+    /// Creates a parser; `maxEventBytes` below 1 counts as 1.
+    public init(maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes, lastEventID: String? = nil) {
+        self.maxEventBytes = max(1, maxEventBytes)
+        self.lastEventID = lastEventID
+    }
+
+    /// Consumes one line (without its terminator) and returns the event it dispatches, if any.
+    ///
+    /// - Throws: ``StreamingError/eventTooLarge(limit:)``.
+    public mutating func consume(line rawLine: String) throws(StreamingError) -> ServerSentEvent? {
+        var line = Substring(rawLine)
+        if !sawFirstLine {
+            sawFirstLine = true
+            if line.first == "\u{FEFF}" { line = line.dropFirst() }
+        }
+        if line.isEmpty { return dispatch() }
+        if line.first == ":" { return nil }
+        inEvent = true
+        let field: Substring
+        var value: Substring
+        if let colon = line.firstIndex(of: ":") {
+            field = line[..<colon]
+            value = line[line.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
+        } else {
+            field = line
+            value = ""
+        }
+        switch field {
+        case "event":
+            eventType = String(value)
+        case "data":
+            if hasData {
+                guard data.utf8.count + 1 + value.utf8.count <= maxEventBytes else {
+                    throw .eventTooLarge(limit: maxEventBytes)
+                }
+                data += "\n"
+            } else {
+                guard value.utf8.count <= maxEventBytes else { throw .eventTooLarge(limit: maxEventBytes) }
+            }
+            data += value
+            hasData = true
+        case "id":
+            if !value.contains("\u{0}") { lastEventID = String(value) }
+        case "retry":
+            if let milliseconds = Self.milliseconds(value) {
+                reconnectionTime = milliseconds
+                blockRetry = milliseconds
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Ends the stream.
+    ///
+    /// - Throws: ``StreamingError/incompleteEvent`` when fields arrived after the last blank line
+    ///   (the format says such an event is not dispatched; a client reconnects).
+    public mutating func finish() throws(StreamingError) {
+        if inEvent {
+            reset()
+            throw .incompleteEvent
+        }
+    }
+
+    private mutating func dispatch() -> ServerSentEvent? {
+        defer { reset() }
+        guard hasData else { return nil }
+        return ServerSentEvent(
+            event: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventID, retry: blockRetry)
+    }
+
+    private mutating func reset() {
+        eventType = ""
+        data = ""
+        hasData = false
+        blockRetry = nil
+        inEvent = false
+    }
+
+    /// ASCII digits as milliseconds, saturating at `Int.max`; `nil` for anything else.
+    static func milliseconds(_ text: Substring) -> Int? {
+        guard !text.isEmpty else { return nil }
+        var value = 0
+        for byte in text.utf8 {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(Int(byte - 0x30))
+            value = overflowTimes || overflowSum ? Int.max : sum
+        }
+        return value
+    }
+}

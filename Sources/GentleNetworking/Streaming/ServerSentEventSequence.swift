@@ -1,0 +1,60 @@
+import Foundation
+
+extension HTTPByteStream {
+    /// The body as Server-Sent Events (`text/event-stream`, WHATWG HTML): see
+    /// ``ServerSentEventParser`` for the rules. Lines are limited to `maxLineBytes` (1 MiB by
+    /// default) and each event's data to `maxEventBytes` (8 MiB by default); past either, or on
+    /// invalid UTF-8, or when the body ends mid-event, it throws a ``StreamingError`` and ends the
+    /// transfer.
+    public func serverSentEvents(
+        maxLineBytes: Int = LineSplitter.defaultMaxLineBytes,
+        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
+    ) -> ServerSentEventSequence {
+        ServerSentEventSequence(bytes: self, maxLineBytes: maxLineBytes, maxEventBytes: maxEventBytes)
+    }
+}
+
+/// A body's Server-Sent Events, as they arrive; see
+/// ``HTTPByteStream/serverSentEvents(maxLineBytes:maxEventBytes:)``.
+public struct ServerSentEventSequence: AsyncSequence, Sendable {
+    /// An event, dispatched.
+    public typealias Element = ServerSentEvent
+
+    let bytes: HTTPByteStream
+    let maxLineBytes: Int
+    let maxEventBytes: Int
+
+    /// The iterator.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var lines: LineReader
+        var parser: ServerSentEventParser
+
+        /// The last event ID the stream set so far (for `Last-Event-ID` when reconnecting).
+        public var lastEventID: String? { parser.lastEventID }
+        /// The reconnection time the stream set so far, in milliseconds.
+        public var reconnectionTime: Int? { parser.reconnectionTime }
+
+        /// The next event, or `nil` at the end of the body.
+        ///
+        /// - Throws: ``StreamingError``, or what the byte stream throws.
+        public mutating func next() async throws -> ServerSentEvent? {
+            while let line = try await lines.next() {
+                do {
+                    if let event = try parser.consume(line: line) { return event }
+                } catch {
+                    lines.stop()
+                    throw error
+                }
+            }
+            try parser.finish()
+            return nil
+        }
+    }
+
+    /// Starts iterating.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(
+            lines: LineReader(bytes: bytes.makeAsyncIterator(), maxLineBytes: maxLineBytes),
+            parser: ServerSentEventParser(maxEventBytes: maxEventBytes))
+    }
+}

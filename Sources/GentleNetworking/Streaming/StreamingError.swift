@@ -1,0 +1,29 @@
+/// Why a streamed body could not be read as lines, Server-Sent Events or JSON Lines.
+///
+/// Transport failures (a dropped connection, a timeout) stay ``TransportError``s and HTTP
+/// statuses ``NetworkError``s; this type covers only what the body's bytes say.
+public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A line grew past `limit` bytes without ending. Nothing beyond the limit is buffered.
+    case lineTooLong(limit: Int)
+    /// One Server-Sent Event's data grew past `limit` bytes before its blank line.
+    case eventTooLarge(limit: Int)
+    /// Line `line` (1-based) is not valid UTF-8.
+    case invalidUTF8(line: Int)
+    /// The body ended in the middle of a Server-Sent Event (fields after the last blank line),
+    /// which the event-stream format says must not be dispatched.
+    case incompleteEvent
+    /// Line `line` (1-based) of a JSON Lines body did not decode; `message` says why, without
+    /// quoting the line.
+    case undecodableLine(line: Int, message: String)
+
+    /// One sentence saying what went wrong, quoting nothing from the body.
+    public var description: String {
+        switch self {
+        case .lineTooLong(let limit): "A line of the stream exceeds the limit of \(limit) bytes."
+        case .eventTooLarge(let limit): "An event of the stream exceeds the limit of \(limit) bytes."
+        case .invalidUTF8(let line): "Line \(line) of the stream is not valid UTF-8."
+        case .incompleteEvent: "The stream ended in the middle of an event."
+        case .undecodableLine(let line, let message): "Line \(line) of the stream does not decode: \(message)"
+        }
+    }
+}

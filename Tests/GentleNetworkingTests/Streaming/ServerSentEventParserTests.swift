@@ -1,0 +1,116 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+/// The events of `text`, fed in pieces cut at `cuts`, through the splitter and the parser.
+func serverSentEvents(
+    _ text: String, cuts: [Int] = [], maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
+) throws -> [ServerSentEvent] {
+    let bytes = Array(text.utf8)
+    var splitter = LineSplitter()
+    var parser = ServerSentEventParser(maxEventBytes: maxEventBytes)
+    var events: [ServerSentEvent] = []
+    var start = 0
+    for cut in cuts + [bytes.count] {
+        for line in try splitter.push(bytes[start..<cut]) {
+            if let event = try parser.consume(line: line) { events.append(event) }
+        }
+        start = cut
+    }
+    if let line = try splitter.finish(), let event = try parser.consume(line: line) { events.append(event) }
+    try parser.finish()
+    return events
+}
+
+@Suite("ServerSentEventParser: the WHATWG event-stream rules")
+struct ServerSentEventParserTests {
+    @Test("The specification's examples: multi-line data joined with LF, ids, types, dispatch on blank lines")
+    func specificationExamples() throws {
+        let stream =
+            "data: YHOO\ndata: +2\ndata: 10\n\n: comment\n\nevent: add\ndata: 73857293\n\nid: 1\ndata: second\n\n"
+        #expect(
+            try serverSentEvents(stream) == [
+                ServerSentEvent(data: "YHOO\n+2\n10"), ServerSentEvent(event: "add", data: "73857293"),
+                ServerSentEvent(data: "second", id: "1"),
+            ])
+        // "data" without a colon is an empty data line; two of them are one LF.
+        #expect(try serverSentEvents("data\n\ndata\ndata\n\ndata:\n\n").map(\.data) == ["", "\n", ""])
+        // Only one space after the colon is dropped.
+        #expect(try serverSentEvents("data:test\n\ndata:  test\n\n").map(\.data) == ["test", " test"])
+    }
+
+    @Test("Every split point of a stream gives the same events, with CRLF, CR and LF endings and a BOM")
+    func splitsEverywhere() throws {
+        let stream =
+            "\u{FEFF}event: token\r\ndata: Hel\r\ndata: lo ✓\r\n\r\nid: 7\rdata: world\r\rretry: 1500\ndata: x\n\n"
+        let expected = [
+            ServerSentEvent(event: "token", data: "Hel\nlo ✓"), ServerSentEvent(data: "world", id: "7"),
+            ServerSentEvent(data: "x", id: "7", retry: 1500),
+        ]
+        let length = stream.utf8.count
+        for cut in 0...length {
+            #expect(try serverSentEvents(stream, cuts: [cut]) == expected, "cut at \(cut)")
+        }
+        #expect(try serverSentEvents(stream, cuts: Array(1..<length)) == expected)
+    }
+
+    @Test("A BOM only counts at the very start; later it is part of the field name")
+    func byteOrderMark() throws {
+        #expect(try serverSentEvents("\u{FEFF}data: a\n\n").map(\.data) == ["a"])
+        #expect(try serverSentEvents("data: a\n\n\u{FEFF}data: b\n\n").map(\.data) == ["a"])
+    }
+
+    @Test("The last event ID is sticky; an id with NUL is ignored; an empty id resets it")
+    func lastEventID() throws {
+        var parser = ServerSentEventParser()
+        for line in ["id: 41", "data: a", "", "data: b", "", "id: bad\u{0}id", "data: c", "", "id", "data: d", ""] {
+            _ = try parser.consume(line: line)
+        }
+        #expect(parser.lastEventID == "")
+        #expect(
+            try serverSentEvents("id: 41\ndata: a\n\ndata: b\n\nid: x\u{0}y\ndata: c\n\n").map(\.id) == [
+                "41", "41", "41",
+            ])
+        // An id alone (no data) is kept for the next event, without dispatching anything.
+        #expect(try serverSentEvents("id: 9\n\ndata: later\n\n") == [ServerSentEvent(data: "later", id: "9")])
+        #expect(ServerSentEventParser(lastEventID: "resume-from").lastEventID == "resume-from")
+    }
+
+    @Test("retry: ASCII digits only; others ignored; huge values saturate; it applies without an event")
+    func retry() throws {
+        var parser = ServerSentEventParser()
+        for line in ["retry: 250", "", "retry: 12a", "retry: -5", "retry:", "retry: 1.5"] {
+            #expect(try parser.consume(line: line) == nil)
+        }
+        #expect(parser.reconnectionTime == 250)
+        _ = try parser.consume(line: "retry: 99999999999999999999999999999")
+        #expect(parser.reconnectionTime == Int.max)
+        #expect(try serverSentEvents("retry: 3000\ndata: a\n\ndata: b\n\n").map(\.retry) == [3000, nil])
+    }
+
+    @Test("Unknown fields and comments are ignored; a block without data dispatches nothing")
+    func ignored() throws {
+        #expect(try serverSentEvents(": hello\nfoo: bar\nevent: ping\n\n:\n\n").isEmpty)
+        #expect(try serverSentEvents("event: a\n\ndata: b\n\n") == [ServerSentEvent(data: "b")], "the type resets")
+    }
+
+    @Test("An event's data above the limit throws; at the limit it is dispatched")
+    func eventLimit() throws {
+        #expect(try serverSentEvents("data: 12345\ndata: 12\n\n", maxEventBytes: 8).map(\.data) == ["12345\n12"])
+        #expect(throws: StreamingError.eventTooLarge(limit: 8)) {
+            try serverSentEvents("data: 12345\ndata: 123\n\n", maxEventBytes: 8)
+        }
+        #expect(throws: StreamingError.eventTooLarge(limit: 4)) {
+            try serverSentEvents("data: 12345\n\n", maxEventBytes: 4)
+        }
+        // Many small events never accumulate against the limit.
+        #expect(try serverSentEvents(String(repeating: "data: 1234\n\n", count: 100), maxEventBytes: 4).count == 100)
+    }
+
+    @Test("A stream that ends mid-event is StreamingError.incompleteEvent; ending after a blank line is fine")
+    func incomplete() throws {
+        #expect(throws: StreamingError.incompleteEvent) { try serverSentEvents("data: a\n\ndata: partial") }
+        #expect(throws: StreamingError.incompleteEvent) { try serverSentEvents("data: a\n\nevent: x\n") }
+        #expect(try serverSentEvents("data: a\n\n: trailing comment\n").map(\.data) == ["a"])
+    }
+}
