@@ -157,6 +157,15 @@ struct StreamingWireTests {
         while server.clientHangUpCount == 0, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(server.clientHangUpCount == 1, "the server saw the client hang up")
         #expect(server.completedResponseCount == 0)
+
+        // The same while the caller still holds the stream: leaving the loop is what ends it.
+        let (held, _) = try await service.stream(to: get("/ticks"), via: environment(server))
+        for try await _ in held.serverSentEvents() { break }
+        while server.clientHangUpCount < 2, Date() < deadline.addingTimeInterval(20) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(server.clientHangUpCount == 2, "the server saw the second hang-up while the stream was held")
+        withExtendedLifetime(held) {}
     }
 
     @Test("Cancelling the consuming task ends the stream with CancellationError and closes the connection (curl)")
