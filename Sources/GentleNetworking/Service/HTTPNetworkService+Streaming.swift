@@ -94,4 +94,50 @@ extension HTTPNetworkService {
         try await stream(to: endpoint, via: environment).0.jsonLines(
             of: type, decoder: jsonDecoder, maxLineBytes: maxLineBytes)
     }
+
+    /// Server-Sent Events of `endpoint` that survive dropped connections: an `EventSource`-style
+    /// client (see ``EventSourceSequence`` and ``EventSourceState`` for the rules). Each
+    /// connection is a ``stream(to:via:)`` with `Accept: text/event-stream` and, when one is
+    /// known, `Last-Event-ID`.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The endpoint to stream, as for ``stream(to:via:)``.
+    ///   - environment: Where it is.
+    ///   - policy: `EventSourcePolicy()` by default: 3 s before reconnecting unless the server
+    ///     says otherwise, 3 backed-off reconnects without an event before giving up.
+    ///   - lastEventID: The ID to resume after; `nil` (the default) for the start.
+    ///   - clock: ``RetryClock/live`` by default; tests inject one to assert the delays.
+    ///   - maxLineBytes: The longest line accepted; 1 MiB by default.
+    ///   - maxEventBytes: The largest event data accepted; 8 MiB by default.
+    public func eventSource(
+        to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol,
+        policy: EventSourcePolicy = EventSourcePolicy(), lastEventID: String? = nil, clock: RetryClock = .live,
+        maxLineBytes: Int = LineSplitter.defaultMaxLineBytes,
+        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
+    ) -> EventSourceSequence {
+        let service = self
+        return EventSourceSequence(
+            policy: policy, lastEventID: lastEventID, clock: clock, maxLineBytes: maxLineBytes,
+            maxEventBytes: maxEventBytes
+        ) { lastEventID in
+            var headers = endpoint.headers
+            headers["Accept"] = "text/event-stream"
+            if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
+            return try await service.stream(to: EventSourceEndpoint(base: endpoint, headers: headers), via: environment)
+        }
+    }
+}
+
+/// An endpoint with the event-stream headers added.
+private struct EventSourceEndpoint: EndpointProtocol {
+    let base: any EndpointProtocol
+    let headers: [String: String]
+
+    var path: String { base.path }
+    var method: HTTPMethod { base.method }
+    var query: [URLQueryItem]? { base.query }
+    var body: [String: EndpointAnyEncodable]? { base.body }
+    var requiresAuth: Bool { base.requiresAuth }
+    var timeoutInterval: TimeInterval? { base.timeoutInterval }
+    var maxResponseBytes: Int64? { base.maxResponseBytes }
 }

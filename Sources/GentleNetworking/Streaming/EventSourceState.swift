@@ -1,0 +1,199 @@
+import Foundation
+
+/// The lifecycle of a reconnecting Server-Sent Events client, as a plain value: what happened
+/// goes in, what to do comes out. ``EventSourceSequence`` performs the actions; tests drive the
+/// value without I/O and assert exact delays.
+///
+/// The rules (WHATWG HTML's `EventSource`, with an API client's limits):
+/// - A 2xx `text/event-stream` response opens the stream; a 204 finishes it (the server's way
+///   to say "stop"). A retryable status (``RetryPolicy/retryableStatusCodes``) or a transient
+///   failure reconnects; any other status, content type or failure fails it.
+/// - Every reconnect sends the last event ID seen (`Last-Event-ID`).
+/// - The first reconnect after progress (an event delivered) waits the reconnection time: the
+///   server's `retry:` when it sent one (capped by ``EventSourcePolicy/maxReconnectionTime``),
+///   else ``EventSourcePolicy/defaultReconnectionTime``. Each further reconnect without an event
+///   in between backs off with the policy's jitter, and never waits less than the reconnection
+///   time; after ``RetryPolicy/maxRetries`` of them, the stream fails.
+public struct EventSourceState: Sendable {
+    /// What the client must do next.
+    public enum Action: Sendable, Equatable {
+        /// Connect, sending `lastEventID` as `Last-Event-ID` when there is one.
+        case connect(lastEventID: String?)
+        /// Hand the event to the consumer.
+        case deliver(ServerSentEvent)
+        /// Wait `seconds`, then connect with `lastEventID`.
+        case reconnect(after: TimeInterval, lastEventID: String?)
+        /// The stream is over, by the server's choice (204): end the sequence.
+        case finish
+        /// The stream failed for good: end the sequence with the failure.
+        case fail(EventSourceFailure)
+    }
+
+    /// The reconnect rules.
+    public let policy: EventSourcePolicy
+    /// The last event ID seen, sent when reconnecting.
+    public private(set) var lastEventID: String?
+    /// The server's reconnection time in seconds, once it sent `retry:` (capped).
+    public private(set) var serverReconnectionTime: TimeInterval?
+    /// Reconnects since the last delivered event.
+    public private(set) var reconnectsWithoutProgress = 0
+    private var previousDelay: TimeInterval?
+    private var ended = false
+
+    /// Creates the state of a client that has not connected yet; `lastEventID` resumes a stream
+    /// seen before.
+    public init(policy: EventSourcePolicy = EventSourcePolicy(), lastEventID: String? = nil) {
+        self.policy = policy
+        self.lastEventID = lastEventID
+    }
+
+    /// The first action: connect.
+    public func start() -> Action {
+        .connect(lastEventID: lastEventID)
+    }
+
+    /// A response head arrived. `nil` means the stream is open: read its events.
+    public mutating func opened(statusCode: Int, contentType: String?, randomUnit: Double) -> Action? {
+        guard !ended else { return .finish }
+        if statusCode == 204 { return end(.finish) }
+        if (200..<300).contains(statusCode) {
+            let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard type == "text/event-stream" else {
+                return end(.fail(.unexpectedContentType(contentType ?? "")))
+            }
+            return nil
+        }
+        guard RetryPolicy.retryableStatusCodes.contains(statusCode) else {
+            return end(.fail(.status(statusCode)))
+        }
+        return reconnect(randomUnit: randomUnit, cause: .status(statusCode))
+    }
+
+    /// An event arrived: remember its ID and reconnection time, and deliver it.
+    public mutating func received(_ event: ServerSentEvent) -> Action {
+        if let id = event.id { lastEventID = id }
+        if let retry = event.retry { reconnectionTimeSet(milliseconds: retry) }
+        reconnectsWithoutProgress = 0
+        previousDelay = nil
+        return .deliver(event)
+    }
+
+    /// The stream set `retry:` (in a block that dispatched no event, or in one that did).
+    public mutating func reconnectionTimeSet(milliseconds: Int) {
+        serverReconnectionTime = min(Double(max(0, milliseconds)) / 1000, policy.maxReconnectionTime)
+    }
+
+    /// The stream set an ID in a block that dispatched no event.
+    public mutating func lastEventIDSet(_ id: String?) {
+        if let id { lastEventID = id }
+    }
+
+    /// The body ended: the server closed it (`failure` `nil`), or it broke.
+    public mutating func ended(failure: (any Error)?, randomUnit: Double) -> Action {
+        guard !ended else { return .finish }
+        if let failure {
+            if RetryPolicy.isCancellation(failure) { return end(.fail(.cancelled)) }
+            guard Self.isTransient(failure) else { return end(.fail(.streamFailed(String(describing: failure)))) }
+        }
+        return reconnect(randomUnit: randomUnit, cause: .dropped)
+    }
+
+    /// Connecting failed before a response head (`failure`).
+    public mutating func connectFailed(_ failure: any Error, randomUnit: Double) -> Action {
+        guard !ended else { return .finish }
+        if RetryPolicy.isCancellation(failure) { return end(.fail(.cancelled)) }
+        guard Self.isTransient(failure) else { return end(.fail(.connectFailed(String(describing: failure)))) }
+        return reconnect(randomUnit: randomUnit, cause: .dropped)
+    }
+
+    /// The consumer stopped (task cancelled, or it left the loop).
+    public mutating func cancelled() -> Action {
+        end(.fail(.cancelled))
+    }
+
+    private enum Cause {
+        case status(Int)
+        case dropped
+    }
+
+    private mutating func reconnect(randomUnit: Double, cause: Cause) -> Action {
+        let backoff = policy.backoff
+        guard reconnectsWithoutProgress <= backoff.maxRetries else {
+            switch cause {
+            case .status(let code): return end(.fail(.status(code)))
+            case .dropped: return end(.fail(.reconnectsExhausted(reconnectsWithoutProgress)))
+            }
+        }
+        let base = serverReconnectionTime ?? policy.defaultReconnectionTime
+        var delay = base
+        if reconnectsWithoutProgress > 0 {
+            let backedOff = backoff.jitter.delay(
+                attempt: reconnectsWithoutProgress - 1, baseDelay: backoff.baseDelay, maxDelay: backoff.maxDelay,
+                previousDelay: previousDelay, randomUnit: randomUnit)
+            delay = max(base, backedOff)
+        }
+        reconnectsWithoutProgress += 1
+        previousDelay = delay
+        return .reconnect(after: delay, lastEventID: lastEventID)
+    }
+
+    private mutating func end(_ action: Action) -> Action {
+        ended = true
+        return action
+    }
+
+    /// A dropped connection, a timeout, a body cut mid-event: worth reconnecting.
+    static func isTransient(_ error: any Error) -> Bool {
+        if RetryPolicy.isTransient(error) { return true }
+        return error as? StreamingError == .incompleteEvent
+    }
+}
+
+/// How an ``EventSourceSequence`` reconnects.
+public struct EventSourcePolicy: Sendable {
+    /// The wait before reconnecting when the server sent no `retry:`; 3 s by default.
+    public var defaultReconnectionTime: TimeInterval
+    /// The longest `retry:` honoured; 60 s by default (a larger value waits 60 s).
+    public var maxReconnectionTime: TimeInterval
+    /// The backoff for reconnects without an event in between: its `maxRetries` (3 by default)
+    /// is how many are tried, its base, cap and jitter how long they wait.
+    public var backoff: RetryPolicy
+
+    /// Creates a policy; negative or NaN times count as 0.
+    public init(
+        defaultReconnectionTime: TimeInterval = 3, maxReconnectionTime: TimeInterval = 60,
+        backoff: RetryPolicy = RetryPolicy()
+    ) {
+        self.defaultReconnectionTime = defaultReconnectionTime.isNaN ? 0 : max(0, defaultReconnectionTime)
+        self.maxReconnectionTime = maxReconnectionTime.isNaN ? 0 : max(0, maxReconnectionTime)
+        self.backoff = backoff
+    }
+}
+
+/// Why an ``EventSourceSequence`` ended with an error.
+public enum EventSourceFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server answered a status that is not retried.
+    case status(Int)
+    /// A 2xx response that is not `text/event-stream`.
+    case unexpectedContentType(String)
+    /// This many reconnects in a row brought no event.
+    case reconnectsExhausted(Int)
+    /// Connecting failed for a reason that is not transient.
+    case connectFailed(String)
+    /// The stream broke for a reason that is not transient (its description).
+    case streamFailed(String)
+    /// The consumer's task was cancelled.
+    case cancelled
+
+    /// One sentence.
+    public var description: String {
+        switch self {
+        case .status(let code): "The event stream was refused with HTTP \(code)."
+        case .unexpectedContentType(let type): "The response is not an event stream (Content-Type \"\(type)\")."
+        case .reconnectsExhausted(let count): "\(count) reconnects in a row brought no event."
+        case .connectFailed(let reason): "Connecting to the event stream failed: \(reason)"
+        case .streamFailed(let reason): "The event stream failed: \(reason)"
+        case .cancelled: "The event stream was cancelled."
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GentleNetworking
+import Testing
+
+@Suite("EventSourceState: reconnects, Last-Event-ID, retry: and backoff, without I/O")
+struct EventSourceStateTests {
+    let policy = EventSourcePolicy(
+        defaultReconnectionTime: 3, maxReconnectionTime: 60,
+        backoff: RetryPolicy(maxRetries: 2, baseDelay: 1, maxDelay: 30, jitter: .disabled))
+
+    @Test("Open, events, a drop: reconnect after the reconnection time with the last ID")
+    func dropAndResume() {
+        var state = EventSourceState(policy: policy)
+        #expect(state.start() == .connect(lastEventID: nil))
+        #expect(state.opened(statusCode: 200, contentType: "text/event-stream; charset=utf-8", randomUnit: 0.5) == nil)
+        let event = ServerSentEvent(data: "a", id: "7")
+        #expect(state.received(event) == .deliver(event))
+        #expect(state.ended(failure: nil, randomUnit: 0.5) == .reconnect(after: 3, lastEventID: "7"))
+    }
+
+    @Test("The server's retry: sets the wait (capped); without progress the waits back off, then it gives up")
+    func retryAndBackoff() {
+        var state = EventSourceState(policy: policy)
+        _ = state.opened(statusCode: 200, contentType: "text/event-stream", randomUnit: 0)
+        _ = state.received(ServerSentEvent(data: "x", id: "1", retry: 500))
+        #expect(
+            state.ended(failure: TransportError(.connectionLost, url: nil, message: ""), randomUnit: 0)
+                == .reconnect(after: 0.5, lastEventID: "1"))
+        // No event since: backoff 1 s, then 2 s (never below 0.5 s), then give up after 2 more.
+        #expect(
+            state.connectFailed(TransportError(.cannotConnect, url: nil, message: ""), randomUnit: 0)
+                == .reconnect(after: 1, lastEventID: "1"))
+        #expect(
+            state.opened(statusCode: 503, contentType: nil, randomUnit: 0) == .reconnect(after: 2, lastEventID: "1"))
+        #expect(state.opened(statusCode: 503, contentType: nil, randomUnit: 0) == .fail(.status(503)))
+        // A huge retry: is capped.
+        var capped = EventSourceState(policy: policy)
+        capped.reconnectionTimeSet(milliseconds: Int.max)
+        #expect(capped.serverReconnectionTime == 60)
+    }
+
+    @Test("An event resets the backoff")
+    func progressResets() {
+        var state = EventSourceState(policy: policy)
+        _ = state.ended(failure: nil, randomUnit: 0)
+        _ = state.ended(failure: nil, randomUnit: 0)
+        #expect(state.reconnectsWithoutProgress == 2)
+        _ = state.received(ServerSentEvent(data: "x"))
+        #expect(state.reconnectsWithoutProgress == 0)
+        #expect(state.ended(failure: nil, randomUnit: 0) == .reconnect(after: 3, lastEventID: nil))
+    }
+
+    @Test("204 finishes; a non-retryable status, the wrong type or a permanent failure fails; cancel fails")
+    func endings() {
+        var noContent = EventSourceState(policy: policy)
+        #expect(noContent.opened(statusCode: 204, contentType: nil, randomUnit: 0) == .finish)
+        #expect(noContent.ended(failure: nil, randomUnit: 0) == .finish, "nothing happens after the end")
+        var notFound = EventSourceState(policy: policy)
+        #expect(notFound.opened(statusCode: 404, contentType: nil, randomUnit: 0) == .fail(.status(404)))
+        var json = EventSourceState(policy: policy)
+        #expect(
+            json.opened(statusCode: 200, contentType: "application/json", randomUnit: 0)
+                == .fail(.unexpectedContentType("application/json")))
+        var refused = EventSourceState(policy: policy)
+        #expect(
+            refused.connectFailed(TransportError(.tlsFailure, url: nil, message: "bad cert"), randomUnit: 0)
+                == .fail(.connectFailed("TransportError.tlsFailure: bad cert")))
+        var cancelled = EventSourceState(policy: policy)
+        #expect(cancelled.ended(failure: CancellationError(), randomUnit: 0) == .fail(.cancelled))
+        var cut = EventSourceState(policy: policy)
+        #expect(
+            cut.ended(failure: StreamingError.incompleteEvent, randomUnit: 0) == .reconnect(after: 3, lastEventID: nil))
+    }
+
+    @Test("An ID from a block without data still counts; a resumed state starts from its ID")
+    func ids() {
+        var state = EventSourceState(policy: policy, lastEventID: "41")
+        #expect(state.start() == .connect(lastEventID: "41"))
+        state.lastEventIDSet("42")
+        state.lastEventIDSet(nil)
+        #expect(state.lastEventID == "42")
+    }
+}

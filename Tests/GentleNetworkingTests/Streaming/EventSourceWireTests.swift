@@ -1,0 +1,125 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+@Suite("EventSource over real sockets: resume with Last-Event-ID, retry:, 204, cancellation")
+struct EventSourceWireTests {
+    func environment(_ server: LoopbackServer) -> DefaultAPIEnvironment {
+        DefaultAPIEnvironment(baseURL: server.baseURL)
+    }
+
+    @Test(
+        "A dropped stream resumes from the last ID after the server's retry:, and a 204 ends it",
+        arguments: TransportKind.all)
+    func resume(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let connections = Locked(0)
+        server.route("GET", "/feed") { _ in
+            let number = connections.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            switch number {
+            // curl streams: the connection drops mid-body after two events. URLSessionTransport
+            // reads the whole body first, so a drop would lose the events before it; there the
+            // first stream ends cleanly after them.
+            case 1:
+                return kind == .curl
+                    ? .eventStream(
+                        ["retry: 250\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n", "id: 3\ndata: lost\n\n"],
+                        closeAfter: 3)
+                    : .eventStream(["retry: 250\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"])
+            case 2: return .eventStream(["id: 3\ndata: three\n\n"])
+            default: return .status(204)
+            }
+        }
+        let clock = RecordingClock()
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService(token: "tok"))
+        let source = service.eventSource(
+            to: Endpoint(path: "/feed", method: .get, requiresAuth: true), via: environment(server), clock: clock.clock)
+        var received: [String] = []
+        for try await event in source { received.append(event.data) }
+        #expect(received == ["one", "two", "three"])
+        let requests = server.requests(path: "/feed")
+        #expect(requests.count == 3)
+        func header(_ name: String, _ index: Int) -> String? {
+            requests[index].headers.first { $0.name.lowercased() == name }?.value
+        }
+        #expect(header("last-event-id", 0) == nil)
+        #expect(header("last-event-id", 1) == "2")
+        #expect(header("last-event-id", 2) == "3")
+        #expect((0..<3).allSatisfy { header("accept", $0) == "text/event-stream" })
+        #expect((0..<3).allSatisfy { header("authorization", $0) == "Bearer tok" })
+        // After the drop: the server's 250 ms; after the clean end: 250 ms again (progress was made).
+        #expect(clock.recordedDelays == [0.25, 0.25])
+    }
+
+    @Test("A status that is not retried ends the sequence with EventSourceFailure.status, after one request")
+    func refused() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/feed") { _ in .status(403) }
+        let service = HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService())
+        let clock = RecordingClock()
+        await #expect(throws: EventSourceFailure.status(403)) {
+            for try await _ in service.eventSource(
+                to: Endpoint(path: "/feed", method: .get), via: environment(server), clock: clock.clock)
+            {}
+        }
+        #expect(server.requests(path: "/feed").count == 1)
+        #expect(clock.recordedDelays.isEmpty)
+    }
+
+    @Test("A server that keeps failing is retried with backoff, then the sequence gives up")
+    func givesUp() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/feed") { _ in .status(503) }
+        let service = HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService())
+        let clock = RecordingClock(randomUnit: 0.5)
+        let policy = EventSourcePolicy(
+            defaultReconnectionTime: 0.1, backoff: RetryPolicy(maxRetries: 2, baseDelay: 1, maxDelay: 10, jitter: .full)
+        )
+        await #expect(throws: EventSourceFailure.status(503)) {
+            for try await _ in service.eventSource(
+                to: Endpoint(path: "/feed", method: .get), via: environment(server), policy: policy, clock: clock.clock)
+            {}
+        }
+        // The first wait is the reconnection time, then full jitter at 0.5: 0.5 × 1, 0.5 × 2.
+        #expect(clock.recordedDelays == [0.1, 0.5, 1.0])
+        #expect(server.requests(path: "/feed").count == 4)
+    }
+
+    @Test("Cancelling the task ends the sequence with CancellationError during a wait or a read")
+    func cancellation() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/feed") { _ in .eventStream(["data: first\n\n", "data: never\n\n"], delay: 120) }
+        let service = HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService())
+        let received = Locked<[String]>([])
+        let task = Task { () -> (any Error)? in
+            do {
+                for try await event in service.eventSource(
+                    to: Endpoint(path: "/feed", method: .get), via: environment(server))
+                {
+                    received.withLock { $0.append(event.data) }
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while received.current.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        task.cancel()
+        #expect(await task.value is CancellationError)
+        #expect(received.current == ["first"])
+        while server.clientHangUpCount == 0, Date() < deadline.addingTimeInterval(30) {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(server.clientHangUpCount == 1)
+        #expect(server.requests(path: "/feed").count == 1, "a cancelled source does not reconnect")
+    }
+}
