@@ -112,9 +112,8 @@ enum FaultCatalog {
     static let corelibsBombLeak =
         "corelibs' URLSession keeps the session of a transfer cancelled while it inflates a compressed body "
         + "(its libcurl multi handle's socket pair, 2 descriptors), after the transport is released. It also keeps "
-        + "reading and inflating the rest of the body on its work queue after the cancel (measured: the server sends "
-        + "the whole bomb and the client never hangs up), so libdispatch may add a worker thread, which exits once "
-        + "idle: allowed while the case ends, and checked to be gone at the end of the table."
+        + "reading and inflating the rest of the body after the cancel (measured: the server sends the whole bomb "
+        + "and the client never hangs up)."
 
     // MARK: Deadlines and challenges
 

@@ -49,9 +49,10 @@ struct FaultTableTests {
                 row.slowest = max(row.slowest, seconds(since: start))
                 row.outcomes[kind] = observation
                 let known = faultCase.knownLeaks[kind] != nil
+                // Waits for every thread to end (up to 20 s); a pool worker still alive then is
+                // within the allowance, checked below.
                 let after = await ProcessResources.settled(
-                    to: before, extraDescriptors: known ? FaultCase.knownLeakBound : 0,
-                    extraThreads: known ? FaultCase.knownLeakThreadBound : 0)
+                    to: before, extraDescriptors: known ? FaultCase.knownLeakBound : 0)
                 row.leftover[kind] = (after.descriptors - before.descriptors, after.threads - before.threads)
                 if after.descriptors > before.descriptors || after.threads > before.threads {
                     row.leakDetails[kind] = ProcessResources.difference(
@@ -62,8 +63,8 @@ struct FaultTableTests {
         }
         FaultReport.publish(FaultReport.transportTable(rows))
 
-        // What a known leak may leave while its case ends (a libdispatch worker) must be gone by
-        // the end of the table; the descriptors it keeps for good are all that may remain.
+        // The libdispatch workers a URLSession case may leave must be gone by the end of the
+        // table; the descriptors the known leaks keep for good are all that may remain.
         let knownRuns = rows.reduce(0) { $0 + $1.knownLeaks.count }
         let end = await ProcessResources.settled(
             to: tableBaseline, extraDescriptors: knownRuns * FaultCase.knownLeakBound, timeout: 60)
@@ -84,7 +85,7 @@ struct FaultTableTests {
                     left.descriptors <= (known ? FaultCase.knownLeakBound : 0),
                     "\(row.name) on \(kind): \(left.descriptors) descriptors leaked: \(details)")
                 #expect(
-                    left.threads <= (known ? FaultCase.knownLeakThreadBound : 0),
+                    left.threads <= FaultCase.threadAllowance(on: kind),
                     "\(row.name) on \(kind): \(left.threads) threads leaked: \(details)")
             }
         }
@@ -173,6 +174,12 @@ enum FaultReport {
                 "| \(row.name) | \(row.expected) | " + kinds.map { row.cell($0) }.joined(separator: " | ")
                     + " | \(String(format: "%.2f", row.slowest)) s | \(leaks.count == 1 ? leaks.first ?? "" : leaks.filter { $0 != "none" }.sorted().joined(separator: "; ")) |"
             )
+        }
+        if rows.contains(where: { row in kinds.contains { row.leaks($0).contains("libdispatch worker") } }) {
+            footnotes.append(
+                "- A libdispatch worker still idle when a URLSession case ended: corelibs runs transfers on "
+                    + "libdispatch's shared pool, and keeps working on a cancelled one for a while; the worker "
+                    + "belongs to no case, so the table requires only that every thread is gone at its end.")
         }
         return (lines + (footnotes.isEmpty ? [] : [""] + footnotes)).joined(separator: "\n")
     }
