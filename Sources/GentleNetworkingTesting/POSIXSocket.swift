@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 #if canImport(Glibc)
     import Glibc
@@ -225,20 +226,8 @@ package enum POSIXSocket {
         _ = close(descriptor)
     }
 
-    /// Names the calling thread, as `/proc/self/task/*/comm` shows it (15 characters at most).
-    ///
-    /// Foundation's `Thread.name` setter races with `Thread.start()` on Linux and can be lost,
-    /// so the pthread call is made directly.
+    /// Names the calling thread, as `/proc/self/task/*/comm` shows it (15 bytes at most).
     static func nameCurrentThread(_ name: String) {
-        let capped = String(name.utf8.prefix(15)) ?? name
-        #if canImport(Glibc) || canImport(Musl)
-            // Glibc declares pthread_setname_np only under _GNU_SOURCE, so Swift cannot see it;
-            // look it up at run time instead.
-            typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-            guard let symbol = dlsym(nil, "pthread_setname_np") else { return }
-            _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), capped)
-        #else
-            _ = pthread_setname_np(capped)
-        #endif
+        ThreadName.setCurrent(name)
     }
 }

@@ -105,6 +105,20 @@
             #expect((DefaultTransport.make() as? CurlTransport) === CurlTransport.shared)
         }
 
+        @Test("The event loop's thread is named gentle.curl, as debuggers and /proc show it")
+        func loopThreadName() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/x") { _ in .text("ok") }
+            let transport = try CurlTransport()
+            _ = try await transport.data(for: URLRequest(url: server.url("/x")))
+            let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").map {
+                (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? ""
+            }
+            #expect(names.contains("gentle.curl\n"))
+            withExtendedLifetime(transport) {}
+        }
+
         @Test("A total timeout is honoured")
         func totalTimeout() async throws {
             let server = try LoopbackServer()

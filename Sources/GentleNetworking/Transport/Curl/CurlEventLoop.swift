@@ -71,10 +71,10 @@
                 _ = gn_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
             }
             let thread = Thread { [self] in
+                ThreadName.setCurrent("gentle.curl")
                 run()
                 stopped.signal()
             }
-            thread.name = "gentle.curl"
             thread.start()
         }
 
