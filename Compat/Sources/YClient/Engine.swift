@@ -1,8 +1,8 @@
 // An engine written to the seed's NetworkEngine protocol: configure, submit and the two
 // delegate-driven transfers. Our protocol is Sendable, so in the Swift 6 mode a class with
 // mutable state must protect it (a lock) and say so (`@unchecked Sendable`); the Swift 5 branch
-// is the seed's code as it was, which compiles without a warning (the Swift 5 mode does not check
-// Sendable conformances).
+// is the seed's code as it was, which compiles with a warning ("stored property 'requests' of
+// 'Sendable'-conforming class is mutable; this is an error in the Swift 6 language mode").
 import Foundation
 import YNetwork
 
