@@ -96,7 +96,7 @@ struct EventSourceWireTests {
     func cancellation() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
-        server.route("GET", "/feed") { _ in .eventStream(["data: first\n\n", "data: never\n\n"], delay: 120) }
+        server.route("GET", "/feed") { _ in .eventStream(["data: first\n\n", "data: never\n\n"], delay: 600) }
         let service = HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService())
         let received = Locked<[String]>([])
         let task = Task { () -> (any Error)? in
@@ -111,7 +111,7 @@ struct EventSourceWireTests {
                 return error
             }
         }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         while received.current.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         task.cancel()
         #expect(await task.value is CancellationError)
