@@ -104,6 +104,16 @@ func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> 
     }
 }
 
+/// Polls `condition` every 10 ms for up to `seconds`; true once it holds.
+func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
 /// Collects values from any thread.
 final class Recorder<Value: Sendable>: Sendable {
     private let storage = Locked<[Value]>([])
