@@ -1,4 +1,3 @@
-// Pending: needs URLProtocolStub and URLProtocolStubNetworkEngine (see ../YClient/Stubs.swift).
 import Foundation
 import XCTest
 import YNetwork

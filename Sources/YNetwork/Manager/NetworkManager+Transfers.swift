@@ -17,6 +17,7 @@ extension NetworkManager {
     ) -> TransferHandle {
         let configuration = currentConfiguration
         let reporter = ProgressReporter(progress)
+        let completionHandler = Handoff(completionHandler)
         return TransferHandle(
             Task {
                 let file = FileManager.default.temporaryDirectory
@@ -34,9 +35,9 @@ extension NetworkManager {
                     try Task.checkCancellation()
                     try Self.check(response, bodyFile: file)
                     await reporter.finish()
-                    completionHandler(.success(file))
+                    completionHandler.value(.success(file))
                 } catch {
-                    completionHandler(.failure(NetworkError.mapping(error)))
+                    completionHandler.value(.failure(NetworkError.mapping(error)))
                 }
             })
     }
@@ -44,10 +45,11 @@ extension NetworkManager {
     /// Runs an upload of `file`, or of the request's body written to a temporary file.
     func transfer(
         _ request: NetworkRequest, file: URL?, progress: ProgressHandler?,
-        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+        resultHandler: @escaping (Result<Data, any Error>) -> Void
     ) -> TransferHandle {
         let configuration = currentConfiguration
         let reporter = ProgressReporter(progress)
+        let resultHandler = Handoff(resultHandler)
         return TransferHandle(
             Task {
                 let result: Result<Data, any Error>
@@ -83,7 +85,7 @@ extension NetworkManager {
                     result = .failure(NetworkError.mapping(error))
                 }
                 if let temporary { try? FileManager.default.removeItem(at: temporary) }
-                await onMain { resultHandler(result) }
+                await onMain { resultHandler.value(result) }
             })
     }
 
@@ -132,11 +134,11 @@ func onMain(_ work: @escaping @Sendable () -> Void) async {
 /// Sends progress fractions to a handler on the main queue: only when the value grows, and a
 /// final `1.0` on success.
 final class ProgressReporter: Sendable {
-    private let handler: ProgressHandler?
+    private let handler: Handoff<ProgressHandler>?
     private let last = Locked<Double>(-1)
 
     init(_ handler: ProgressHandler?) {
-        self.handler = handler
+        self.handler = handler.map(Handoff.init)
     }
 
     /// Starts over, for a transfer sent again after a credential refresh.
@@ -151,7 +153,7 @@ final class ProgressReporter: Sendable {
             last = fraction
             return true
         }
-        if advanced { DispatchQueue.main.async { handler(fraction) } }
+        if advanced { DispatchQueue.main.async { handler.value(fraction) } }
     }
 
     /// Reports `1.0` unless it was the last value, and waits until the main queue has run every
@@ -162,6 +164,6 @@ final class ProgressReporter: Sendable {
             defer { last = 1 }
             return last < 1
         }
-        await onMain { if needed { handler(1) } }
+        await onMain { if needed { handler.value(1) } }
     }
 }

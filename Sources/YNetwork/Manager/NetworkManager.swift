@@ -6,29 +6,33 @@ import GentleNetworking
 #endif
 
 /// Called with a request's result, on the main queue.
-public typealias APICompletion<Response: Decodable> = @Sendable (Result<Response, any Error>) -> Void
+///
+/// Handler types are plain closures, as in Y-Network, not `@Sendable` ones: a handler may
+/// mutate the caller's captured variables, in Swift 5 and Swift 6 language modes. Each handler
+/// is called on the queue its API names, one call at a time.
+public typealias APICompletion<Response: Decodable> = (Result<Response, any Error>) -> Void
 
 /// A fraction of a transfer, in 0…1.
 public typealias Percentage = Double
 
 /// Called with a transfer's progress, on the main queue; the last call reports `1.0`.
-public typealias ProgressHandler = @Sendable (Percentage) -> Void
+public typealias ProgressHandler = (Percentage) -> Void
 
-/// Called with a finished download: the temporary file (move it before returning: it is
-/// removed afterwards) or the error.
-public typealias FileDownloadHandler = @Sendable (Result<URL, any Error>) -> Void
+/// Called with a finished download, off the main queue: the temporary file (move it before
+/// returning: it is removed afterwards) or the error.
+public typealias FileDownloadHandler = (Result<URL, any Error>) -> Void
 
 /// Called, on the main queue, with the response body of a successful upload.
-public typealias FileUploadHandler = @Sendable (Data) -> Void
+public typealias FileUploadHandler = (Data) -> Void
 
 /// Called when a transfer is cancelled; kept from Y-Network, where it was for a `Progress`'s
 /// cancellation handler. ``NetworkManager`` itself does not take one: cancelling a
 /// ``Cancelable`` fails the transfer's handler with `CancellationError`.
-public typealias CancellationHandler = @Sendable () -> Void
+public typealias CancellationHandler = () -> Void
 
 /// A raw exchange's outcome, as Y-Network declared it for engines: the body, the response, or
 /// the error. Our ``NetworkEngine`` is `async` and does not use it.
-public typealias NetworkEngineCompletion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+public typealias NetworkEngineCompletion = (Data?, URLResponse?, (any Error)?) -> Void
 
 /// `URLSessionTask` is a ``Cancelable``, as in Y-Network.
 extension URLSessionTask: Cancelable {}
@@ -116,24 +120,23 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     ///
     /// - Returns: A handle that cancels the request (the completion then gets `CancellationError`).
     @discardableResult
-    open func submit<Response: Decodable & Sendable>(
+    open func submit<Response: Decodable>(
         _ request: NetworkRequest, completion: @escaping APICompletion<Response>
     ) -> Cancelable {
-        TransferHandle(
-            Task {
-                let result: Result<Response, any Error>
-                do {
-                    result = .success(try await self.submit(request))
-                } catch {
-                    result = .failure(error)
-                }
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    DispatchQueue.main.async {
-                        completion(result)
-                        done.resume()
-                    }
-                }
-            })
+        // Built here, in the generic context, and handed to the task type-erased: the task and
+        // the main-queue hop then capture no `Response` metatype, so any `Decodable` will do.
+        let run: () async -> Void = {
+            let result: Result<Response, any Error>
+            do {
+                result = .success(try await self.submit(request))
+            } catch {
+                result = .failure(error)
+            }
+            let delivery = Handoff { completion(result) }
+            await onMain { delivery.value() }
+        }
+        let operation = Handoff(run)
+        return TransferHandle(Task { await operation.value() })
     }
 
     // MARK: - Transfers (see NetworkManager+Transfers.swift)
@@ -169,8 +172,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     open func submitBackgroundUpload(
         _ request: NetworkRequest, progress: ProgressHandler? = nil, completionHandler: FileUploadHandler? = nil
     ) -> Cancelable? {
-        transfer(request, file: nil, progress: progress) { result in
-            if case .success(let data) = result { completionHandler?(data) }
+        let completionHandler = Handoff(completionHandler)
+        return transfer(request, file: nil, progress: progress) { result in
+            if case .success(let data) = result { completionHandler.value?(data) }
         }
     }
 
@@ -181,7 +185,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     @discardableResult
     open func submitBackgroundUpload(
         _ request: NetworkRequest, progress: ProgressHandler? = nil,
-        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+        resultHandler: @escaping (Result<Data, any Error>) -> Void
     ) -> Cancelable? {
         transfer(request, file: nil, progress: progress, resultHandler: resultHandler)
     }
@@ -194,7 +198,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     @discardableResult
     open func submitBackgroundUpload(
         _ request: NetworkRequest, fromFile file: URL, progress: ProgressHandler? = nil,
-        resultHandler: @escaping @Sendable (Result<Data, any Error>) -> Void
+        resultHandler: @escaping (Result<Data, any Error>) -> Void
     ) -> Cancelable {
         transfer(request, file: file, progress: progress, resultHandler: resultHandler)
     }
