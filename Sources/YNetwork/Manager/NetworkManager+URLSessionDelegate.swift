@@ -13,9 +13,8 @@ import Foundation
 /// callbacks of tasks it is told about change nothing: a task started through
 /// ``NetworkEngine/submitBackgroundDownload(_:)`` on a session with this manager as delegate
 /// runs to its end, and its file is removed by the session as usual.
-extension NetworkManager: URLSessionDownloadDelegate, URLSessionDataDelegate {
-    /// Does nothing: the manager's own downloads report through their handlers.
-    public func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
-    ) {}
-}
+///
+/// The callbacks themselves (`didFinishDownloadingTo`, `didWriteData`, `didSendBodyData`,
+/// `didCompleteWithError`, `didReceive data`) are `open` methods of the class, so that a
+/// subclass can override them, as Y-Network's tests do, on Linux too.
+extension NetworkManager: URLSessionDownloadDelegate, URLSessionDataDelegate {}

@@ -207,6 +207,43 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// thrown (error); it does nothing by default. Override it to log or record.
     open func peekTaskResult(request: NetworkRequest, data: Data?, response: URLResponse?, error: (any Error)?) {}
 
+    // MARK: - URLSession delegate callbacks (conformances in NetworkManager+URLSessionDelegate.swift)
+
+    // Declared in the class, not in the extension that adds the conformances, so that a subclass
+    // can override them on every platform (Swift cannot override extension members without the
+    // Objective-C runtime). Each does nothing: the manager's own transfers report through their
+    // handlers. They are called for tasks of a session whose delegate is the manager, such as
+    // those `URLNetworkEngine.submitBackgroundDownload(_:)` starts when the configuration's
+    // `sessionDelegate` is this manager.
+
+    /// A download task of a session delegated to this manager finished writing `location` (the
+    /// session removes the file when this returns). Does nothing; override to use the file.
+    open func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {}
+
+    /// A download task of a session delegated to this manager wrote `bytesWritten` more bytes.
+    /// Does nothing; override to observe progress.
+    open func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {}
+
+    /// A task of a session delegated to this manager sent `bytesSent` more body bytes. Does
+    /// nothing; override to observe upload progress.
+    open func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {}
+
+    /// A task of a session delegated to this manager ended, with `error` or `nil` on success.
+    /// Does nothing; override to observe completions.
+    open func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {}
+
+    /// A data (or upload) task of a session delegated to this manager received body bytes. Does
+    /// nothing; override to collect an upload's response.
+    open func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+
     // MARK: - Sending
 
     /// Sends `request` (refreshing once on a 401) and returns the final body and response.

@@ -194,4 +194,84 @@ struct NetworkManagerDelegateTests {
         #expect(server.requests(path: "/users").count == 1)
         #expect(server.requests(path: "/file").count == 1)
     }
+
+    @Test("A subclass overrides the delegate callbacks, as Y-Network's spies do, and its session calls them")
+    func subclassOverridesCallbacks() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let payload = Data((0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 5) })
+        server.route("GET", "/file") { _ in LoopbackResponse(status: 200, body: payload) }
+        server.route("PUT", "/upload") { request in
+            LoopbackResponse(status: 201, body: Data("stored \(request.body.count)".utf8))
+        }
+        let spy = CallbackSpy()
+        let engine = URLNetworkEngine()
+        spy.configure(with: NetworkManagerConfiguration(sessionDelegate: spy, networkEngine: engine))
+        var completions = spy.completed.stream.makeAsyncIterator()
+
+        try engine.submitBackgroundDownload(URLRequest(url: server.url("/file")))
+        _ = await completions.next()
+        #expect(spy.downloaded.current == payload)
+        #expect(spy.totalWritten.current == Int64(payload.count))
+
+        let file = try makePatternFile(size: 20_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var upload = URLRequest(url: server.url("/upload"))
+        upload.httpMethod = "PUT"
+        try engine.submitBackgroundUpload(upload, fileUrl: file)
+        _ = await completions.next()
+        #expect(spy.totalSent.current == 20_000)
+        #expect(spy.received.current == Data("stored 20000".utf8))
+        #expect(spy.calls.values.filter { $0 == "complete" }.count == 2)
+    }
+}
+
+/// A subclass in the style of Y-Network's download and upload spies: it overrides the delegate
+/// callbacks, calls `super`, and records what it saw.
+private final class CallbackSpy: NetworkManager, @unchecked Sendable {
+    let calls = Recorder<String>()
+    let downloaded = Locked<Data?>(nil)
+    let totalWritten = Locked<Int64>(0)
+    let totalSent = Locked<Int64>(0)
+    let received = Locked(Data())
+    let completed = AsyncStream<Void>.makeStream()
+
+    override func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {
+        super.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location)
+        calls.append("finish")
+        downloaded.withLock { $0 = try? Data(contentsOf: location) }
+    }
+
+    override func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        super.urlSession(
+            session, downloadTask: downloadTask, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
+            totalBytesExpectedToWrite: totalBytesExpectedToWrite)
+        totalWritten.withLock { $0 = totalBytesWritten }
+    }
+
+    override func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        super.urlSession(
+            session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+            totalBytesExpectedToSend: totalBytesExpectedToSend)
+        totalSent.withLock { $0 = totalBytesSent }
+    }
+
+    override func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        super.urlSession(session, dataTask: dataTask, didReceive: data)
+        received.withLock { $0.append(data) }
+    }
+
+    override func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        super.urlSession(session, task: task, didCompleteWithError: error)
+        calls.append("complete")
+        completed.continuation.yield()
+    }
 }
