@@ -103,7 +103,7 @@ struct StreamingWireTests {
         }
     }
 
-    @Test("A connection dropped mid-stream is a transport error; the events before it arrive on curl")
+    @Test("A connection dropped mid-stream is a transport error; the events before it arrive first")
     func droppedConnection() async throws {
         var kinds: [TransportKind: NetworkError.Kind] = [:]
         for kind in TransportKind.all {
@@ -116,7 +116,7 @@ struct StreamingWireTests {
             let result = await outcome {
                 try await service.serverSentEvents(to: get("/drop"), via: environment(server))
             }
-            if kind == .curl { #expect(result.items.map(\.data) == ["one", "two"]) }
+            #expect(result.items.map(\.data) == ["one", "two"], "\(kind)")
             let error = try #require(result.error as? NetworkError, "\(kind): \(String(describing: result.error))")
             kinds[kind] = error.kind
         }
@@ -138,15 +138,17 @@ struct StreamingWireTests {
         #expect(result.error as? StreamingError == .eventTooLarge(limit: 4096))
     }
 
-    @Test("Breaking out of the loop closes the connection at once: the server sees the hang-up (curl)")
-    func breakClosesConnection() async throws {
+    @Test(
+        "Breaking out of the loop closes the connection at once: the server sees the hang-up",
+        arguments: TransportKind.all)
+    func breakClosesConnection(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/ticks") { _ in
             // 200 s in all: the consumer stops long before the server could finish, however slow the run.
             .eventStream((1...1000).map { "id: \($0)\ndata: tick \($0)\n\n" }, delay: 0.2)
         }
-        let service = HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService())
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
         var seen: [String] = []
         for try await event in try await service.serverSentEvents(to: get("/ticks"), via: environment(server)) {
             seen.append(event.data)
@@ -168,12 +170,14 @@ struct StreamingWireTests {
         withExtendedLifetime(held) {}
     }
 
-    @Test("Cancelling the consuming task ends the stream with CancellationError and closes the connection (curl)")
-    func cancellation() async throws {
+    @Test(
+        "Cancelling the consuming task ends the stream with CancellationError and closes the connection",
+        arguments: TransportKind.all)
+    func cancellation(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/slow") { _ in .eventStream(["data: first\n\n", "data: late\n\n"], delay: 600) }
-        let service = HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService())
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
         let received = Locked<[String]>([])
         let task = Task { () -> (any Error)? in
             do {

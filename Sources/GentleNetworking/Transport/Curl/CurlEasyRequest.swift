@@ -9,7 +9,7 @@
     /// Callbacks run on the event-loop thread; `cancel` may run on any thread.
     ///
     /// Ownership runs one way, so no cycle is possible: the event loop holds running requests,
-    /// a request holds its sink (for streams, the ``CurlStreamBuffer``), and the buffer holds
+    /// a request holds its sink (for streams, the ``ChunkBuffer``), and the buffer holds
     /// nothing but chunks and a closure that reaches the loop weakly, by transfer number.
     final class CurlEasyRequest: @unchecked Sendable {
         // @unchecked: `body` is written only by libcurl callbacks on the event-loop thread and
@@ -50,7 +50,7 @@
             /// closes it in `cleanup`.
             case file(Int32)
             /// Handed to a stream consumer, with backpressure; the caller resumes at the head.
-            case stream(CurlStreamBuffer)
+            case stream(ChunkBuffer<CurlStreamResumer>)
         }
 
         /// Where the request body comes from.

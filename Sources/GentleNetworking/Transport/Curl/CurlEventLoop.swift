@@ -246,4 +246,15 @@
             _ = initialized
         }
     }
+
+    /// How a stream buffer asks for its paused transfer to be resumed: the loop, weakly, and
+    /// the transfer's number. No closure and no request, so no cycle can form through it.
+    struct CurlStreamResumer: TransferResuming {
+        weak var loop: CurlEventLoop?
+        let transferNumber: UInt64
+
+        func resume() {
+            loop?.resumeTransfer(number: transferNumber)
+        }
+    }
 #endif

@@ -240,7 +240,7 @@
             var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
             var current = request
             while true {
-                let buffer = CurlStreamBuffer(highWater: bufferSize)
+                let buffer = ChunkBuffer<CurlStreamResumer>(highWater: bufferSize)
                 let trust = trust(for: current.url)
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer),

@@ -1,0 +1,427 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a ``SessionCall`` hands its caller: the whole body, or (for a stream) the body as it
+/// arrives.
+enum SessionBody: Sendable {
+    case data(Data)
+    case stream(HTTPByteStream)
+}
+
+/// One exchange on a `URLSession` (for ``URLSessionTransport``): the task's delegate, the
+/// continuation waiting for it, the body collected so far (or the stream buffer it feeds) and
+/// the watchdog that enforces the deadlines. Whichever of completion, cancellation, a limit and
+/// a deadline comes first ends the exchange, once.
+///
+/// Two modes:
+/// - **whole body** (`data(for:)`): the caller is resumed with the body once it is complete;
+/// - **stream** (`stream(for:)`): the caller is resumed with the head and an ``HTTPByteStream``
+///   fed by a ``ChunkBuffer``. On Apple platforms the task is suspended while the consumer is
+///   more than the buffer's size behind, and resumed when it catches up. corelibs (Linux) cannot
+///   pause a transfer (its `suspend()` takes the transfer out of libcurl, which gives up the
+///   connection, and never pauses it), so there the stream fails with ``TransportError/Code/responseTooLarge`` when the
+///   consumer falls that far behind.
+final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?
+        var task: URLSessionDataTask?
+        var cancelled = false
+        var finished = false
+        var response: HTTPURLResponse?
+        var body = Data()
+        var lastActivity: UInt64 = 0
+        var watchdog: Task<Void, Never>?
+        var tracker: RedirectTracker
+        var redirectFailure: TransportError?
+        /// Stream mode, Apple platforms: the task is suspended until the consumer catches up.
+        var suspended = false
+    }
+
+    private let state: Locked<State>
+    /// The stream's buffer, in stream mode.
+    private let buffer: ChunkBuffer<SessionTaskResumer>?
+    private let request: URLRequest
+    private let limits: ResponseLimits
+    private let bodyLimit: Int64?
+    private let idleTimeout: TimeInterval
+    private let totalTimeout: TimeInterval?
+    private let started = DispatchTime.now().uptimeNanoseconds
+
+    /// - Parameter streamBuffer: The stream mode's buffer size in bytes; `nil` for the whole-body
+    ///   mode.
+    init(
+        request: URLRequest, maxRedirects: Int, limits: ResponseLimits, bodyLimit: Int64?,
+        idleTimeout: TimeInterval, totalTimeout: TimeInterval?, streamBuffer: Int? = nil
+    ) {
+        self.buffer = streamBuffer.map { ChunkBuffer(highWater: $0) }
+        self.request = request
+        self.limits = limits
+        self.bodyLimit = bodyLimit
+        self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+        self.state = Locked(
+            State(
+                lastActivity: DispatchTime.now().uptimeNanoseconds,
+                tracker: RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects)))
+    }
+
+    func setContinuation(_ continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func start(_ task: URLSessionDataTask) {
+        buffer?.attach(SessionTaskResumer(call: self))
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled {
+            complete(.failure(CancellationError()))
+            task.cancel()
+            return
+        }
+        let watchdog = Task { [weak self] in
+            guard let self else { return }
+            await self.watch()
+        }
+        state.withLock { $0.watchdog = watchdog }
+        task.resume()
+    }
+
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        fail(CancellationError())
+    }
+
+    /// Where corelibs tasks are created, resumed and cancelled (Linux): off the cooperative pool.
+    static let corelibsQueue = DispatchQueue(label: "gentle.urlsession", attributes: .concurrent)
+
+    /// Ends the exchange with `error`: the caller is resumed at once and the session task
+    /// cancelled (on Linux off the caller's thread, since corelibs may block the cancel).
+    ///
+    /// `fromDelegate`: called from a session delegate callback, where corelibs takes the cancel
+    /// at once (from another thread it can wait behind the very transfer it is meant to stop).
+    private func fail(_ error: any Error, fromDelegate: Bool = false) {
+        let task = state.withLock { $0.task }
+        complete(.failure(error))
+        guard let task else { return }
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            task.cancel()
+        #else
+            if fromDelegate {
+                task.cancel()
+            } else {
+                Self.corelibsQueue.async { task.cancel() }
+            }
+        #endif
+    }
+
+    /// Ends the exchange: resumes the caller if it still waits (for a stream, if the head had not
+    /// come yet), ends the stream with the error or at the body's end, and lets go of the task.
+    private func complete(_ result: Result<(SessionBody, HTTPURLResponse), any Error>) {
+        let (continuation, watchdog) = state.withLock {
+            state -> (CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?, Task<Void, Never>?) in
+            state.finished = true
+            defer {
+                state.continuation = nil
+                state.watchdog = nil
+                state.task = nil  // the session holds the task, and the task holds us as its delegate
+                state.body = Data()
+            }
+            return (state.continuation, state.watchdog)
+        }
+        watchdog?.cancel()
+        continuation?.resume(with: result)
+        if let buffer {
+            switch result {
+            case .success: buffer.finish(nil)
+            case .failure(let error): buffer.finish(error)
+            }
+        }
+    }
+
+    /// Stream mode: hands the caller the head and the stream, and keeps the exchange going.
+    private func deliverHead(_ response: HTTPURLResponse, buffer: ChunkBuffer<SessionTaskResumer>) {
+        let stream = HTTPByteStream(
+            next: { try await buffer.next() },
+            cancel: { [weak self] in self?.cancel() })
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: (.stream(stream), response))
+    }
+
+    // MARK: Deadlines
+
+    /// Sleeps until the earlier deadline (idle or total), then fails the exchange if it passed
+    /// without activity; otherwise sleeps again.
+    private func watch() async {
+        while !Task.isCancelled {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let (lastActivity, finished) = state.withLock { state -> (UInt64, Bool) in
+                // A task suspended for a slow consumer is not idle.
+                if state.suspended { state.lastActivity = now }
+                return (state.lastActivity, state.finished)
+            }
+            if finished { return }
+            let idleDeadline = lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
+            let totalDeadline = totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
+            if now >= totalDeadline {
+                fail(
+                    TransportError(
+                        .timedOut, url: request.url,
+                        message: "The exchange took longer than its total timeout of \(totalTimeout ?? 0) s."))
+                return
+            }
+            if now >= idleDeadline {
+                fail(
+                    TransportError(
+                        .timedOut, url: request.url, message: "No data for \(idleTimeout) s (the request's timeout)."))
+                return
+            }
+            let wait = min(idleDeadline, totalDeadline) - now
+            try? await Task.sleep(nanoseconds: min(wait, 1_000_000_000_000) + 1_000_000)
+        }
+    }
+
+    /// Stream mode: the consumer has caught up with a suspended task (Apple platforms).
+    func resumeTask() {
+        let task = state.withLock { state -> URLSessionDataTask? in
+            guard state.suspended, !state.finished else { return nil }
+            state.suspended = false
+            state.lastActivity = DispatchTime.now().uptimeNanoseconds
+            return state.task
+        }
+        task?.resume()
+    }
+
+    private func touch() {
+        state.withLock { $0.lastActivity = DispatchTime.now().uptimeNanoseconds }
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        touch()
+        guard let http = response as? HTTPURLResponse else {
+            fail(
+                TransportError(.badResponse, url: request.url, message: "The response is not an HTTP response."),
+                fromDelegate: true)
+            completionHandler(.cancel)
+            return
+        }
+        if let error = check(http) {
+            fail(error, fromDelegate: true)
+            completionHandler(.cancel)
+            return
+        }
+        state.withLock { $0.response = http }
+        completionHandler(.allow)
+        if let buffer { deliverHead(http, buffer: buffer) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let buffer {
+            touch()
+            guard buffer.append(data) else { return }
+            #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+                // Resumed by the buffer (``resumeTask()``) once the consumer has caught up; the
+                // idle timeout does not run meanwhile.
+                state.withLock { $0.suspended = true }
+                dataTask.suspend()
+            #else
+                fail(
+                    TransportError(
+                        .responseTooLarge, url: request.url,
+                        message:
+                            "The stream's consumer fell \(buffer.highWater) bytes behind; URLSession on Linux cannot pause a transfer (CurlTransport can)."
+                    ), fromDelegate: true)
+            #endif
+            return
+        }
+        let overLimit = state.withLock { state -> Bool in
+            state.lastActivity = DispatchTime.now().uptimeNanoseconds
+            if state.finished { return false }
+            if let bodyLimit, Int64(state.body.count) + Int64(data.count) > bodyLimit { return true }
+            state.body.append(data)
+            return false
+        }
+        if overLimit { fail(tooLarge(), fromDelegate: true) }
+    }
+
+    /// The completion handler's path (Linux, a session with its own delegate): the same
+    /// checks, after the fact.
+    func completed(data: Data?, response: URLResponse?, error: (any Error)?) {
+        if error == nil, let http = response as? HTTPURLResponse {
+            if let failure = check(http) {
+                complete(.failure(failure))
+                return
+            }
+            let body = data ?? Data()
+            if buffer != nil {
+                state.withLock { $0.response = http }
+                if let buffer { deliverHead(http, buffer: buffer) }
+                if !body.isEmpty { _ = buffer?.append(body) }
+                finish(error: error)
+                return
+            }
+            if let bodyLimit, Int64(body.count) > bodyLimit {
+                complete(.failure(tooLarge()))
+                return
+            }
+            state.withLock {
+                $0.response = http
+                $0.body = body
+            }
+        }
+        finish(error: error)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        finish(error: error)
+    }
+
+    private func tooLarge() -> TransportError {
+        TransportError(
+            .responseTooLarge, url: request.url,
+            message: "The response body exceeds the limit of \(bodyLimit ?? 0) bytes; the connection was closed.")
+    }
+
+    private func finish(error: (any Error)?) {
+        let (response, body, redirectFailure) = state.withLock { ($0.response, $0.body, $0.redirectFailure) }
+        if let redirectFailure {
+            complete(.failure(redirectFailure))
+            return
+        }
+        if let error {
+            if let urlError = error as? URLError {
+                complete(.failure(TransportError.map(urlError, url: request.url)))
+            } else {
+                complete(
+                    .failure(
+                        TransportError(
+                            .other, url: request.url, message: error.localizedDescription, underlyingError: error)))
+            }
+            return
+        }
+        guard let response else {
+            complete(.failure(TransportError(.badResponse, url: request.url, message: "The server sent no response.")))
+            return
+        }
+        complete(.success((.data(body), response)))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        touch()
+        let next = state.withLock { state -> URLRequest? in
+            guard state.tracker.maxRedirects > 0 else { return nil }
+            // Not http(s), as the server wrote it or as corelibs resolved it: the 3xx is the
+            // response, as on CurlTransport.
+            guard RedirectTracker.httpTarget(of: response, for: task.originalRequest) != nil,
+                let url = newRequest.url, (try? RequestValidator.validateURL(url)) != nil
+            else {
+                return nil
+            }
+            do throws(TransportError) {
+                try state.tracker.follow(to: newRequest.url)
+            } catch {
+                state.redirectFailure = error
+                return nil
+            }
+            return state.tracker.strippingCredentials(newRequest, for: newRequest.url)
+        }
+        completionHandler(next)
+    }
+
+    #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+        /// corelibs answers a 401 with `WWW-Authenticate` by asking for credentials and, with no
+        /// delegate to answer, never completes. We send credentials as headers only, so the
+        /// challenge is declined and the 401 is delivered as the response. (On Apple platforms
+        /// the system does this itself, and the session delegate keeps TLS challenges.)
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            touch()
+            // corelibs has no server-trust challenges (libcurl verifies TLS itself): every
+            // challenge here is HTTP authentication, raised after the 401 (or 407) and its whole
+            // body arrived. That is the response: deliver it, then let corelibs cancel the task
+            // (`.performDefaultHandling` and `.useCredential` trap in corelibs; no answer hangs).
+            let (response, body) = state.withLock { ($0.response, $0.body) }
+            if let response {
+                complete(.success((.data(body), response)))
+            }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+    #endif
+
+    // MARK: Checks
+
+    /// The response head's framing and size, checked before the body is accepted.
+    private func check(_ response: HTTPURLResponse) -> TransportError? {
+        var count = 0
+        var bytes = 0
+        var contentLength: String?
+        var hasTransferEncoding = false
+        for (key, value) in response.allHeaderFields {
+            let name = String(describing: key)
+            let text = String(describing: value)
+            count += 1
+            bytes += name.utf8.count + text.utf8.count + 4
+            switch name.lowercased() {
+            case "content-length": contentLength = text
+            case "transfer-encoding": hasTransferEncoding = true
+            default: break
+            }
+        }
+        if count > limits.maxHeaderCount {
+            return TransportError(
+                .responseTooLarge, url: request.url,
+                message: "The response has more than \(limits.maxHeaderCount) header fields.")
+        }
+        if bytes > limits.maxHeaderBytes {
+            return TransportError(
+                .responseTooLarge, url: request.url,
+                message: "The response headers exceed the limit of \(limits.maxHeaderBytes) bytes.")
+        }
+        guard let contentLength else { return nil }
+        if hasTransferEncoding {
+            return TransportError(
+                .badResponse, url: request.url,
+                message: "The response has both Transfer-Encoding and Content-Length (RFC 9112 §6.3).")
+        }
+        guard let length = ContentLength.parse(contentLength) else {
+            return TransportError(
+                .badResponse, url: request.url, message: "The response has a malformed or conflicting Content-Length.")
+        }
+        let method = (request.httpMethod ?? "GET").uppercased()
+        if method != "HEAD", response.statusCode != 204, response.statusCode != 304, let bodyLimit, length > bodyLimit {
+            return TransportError(
+                .responseTooLarge, url: request.url,
+                message:
+                    "The response declares \(length) body bytes, above the limit of \(bodyLimit); nothing was read.")
+        }
+        return nil
+    }
+}
+
+/// How a ``SessionCall``'s stream buffer resumes the task the call suspended (Apple platforms):
+/// the call, weakly, so the buffer cannot keep it alive. On Linux the task is never suspended
+/// (see ``SessionCall``), so this does nothing there.
+struct SessionTaskResumer: TransferResuming {
+    weak var call: SessionCall?
+
+    func resume() {
+        call?.resumeTask()
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("URLSessionTransport.stream(for:): the head first, then the body as it arrives")
+struct URLSessionStreamTests {
+    @Test("The head and the first chunks arrive while the server is still sending; the whole body follows")
+    func streamsBeforeTheEnd() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let payload = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        server.route("GET", "/body") { _ in
+            // 64 KiB, then a pause far longer than the test, then the rest: only a stream that
+            // delivers as it goes sees the first bytes in time.
+            LoopbackResponse(status: 200, headers: [("X-Kind", "stream")], body: payload).with {
+                $0.chunkSize = 64 * 1024
+                $0.delayMidBody = 2
+            }
+        }
+        let transport = URLSessionTransport(session: makeIsolatedSession())
+        let started = DispatchTime.now()
+        let (stream, response) = try await transport.stream(for: URLRequest(url: server.url("/body")))
+        #expect(response.statusCode == 200)
+        #expect(response.value(forHTTPHeaderField: "X-Kind") == "stream")
+        var iterator = stream.makeAsyncIterator()
+        var received = try #require(try await iterator.next())
+        #expect(seconds(since: started) < 1.9 || server.completedResponseCount == 0, "a chunk before the pause")
+        #expect(server.completedResponseCount == 0, "the first bytes came before the server finished")
+        while let chunk = try await iterator.next() { received.append(chunk) }
+        #expect(received == payload)
+        #expect(server.requests(path: "/body").count == 1)
+    }
+
+    #if !canImport(Darwin)
+        @Test("Linux: a consumer further behind than streamBufferSize ends the stream with .responseTooLarge")
+        func slowConsumerOverflows() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/firehose") { _ in
+                LoopbackResponse(status: 200, body: Data(repeating: 0x5A, count: 32 << 20))
+            }
+            let transport = URLSessionTransport(session: makeIsolatedSession(), streamBufferSize: 256 * 1024)
+            #expect(transport.streamBufferSize == 256 * 1024)
+            let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/firehose")))
+            var iterator = stream.makeAsyncIterator()
+            var received = try #require(try await iterator.next()).count
+            try await Task.sleep(nanoseconds: 1_500_000_000)  // the consumer falls behind
+            do {
+                while let chunk = try await iterator.next() { received += chunk.count }
+                Issue.record("the stream ended normally after \(received) bytes; expected an overflow")
+            } catch {
+                #expect((error as? TransportError)?.code == .responseTooLarge, "\(error)")
+            }
+            #expect(received < 32 << 20)
+            #expect(URLSessionTransport().streamBufferSize == 16 << 20, "the Linux default")
+        }
+    #endif
+}
