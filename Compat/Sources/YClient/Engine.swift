@@ -6,10 +6,6 @@
 import Foundation
 import YNetwork
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 #if swift(>=6)
     /// An engine of the app's own, written to the seed's protocol.
     public final class RecordingEngine: NetworkEngine, @unchecked Sendable {

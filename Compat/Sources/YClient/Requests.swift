@@ -3,12 +3,6 @@
 import Foundation
 import YNetwork
 
-// Linux only: YNetwork does not re-export FoundationNetworking (JustNetworking and
-// GentleNetworking do), so `URLRequest` needs this import. To be removed when it does.
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A user profile.
 public struct Profile: Codable, Equatable {
     public let id: String

@@ -1,12 +1,6 @@
 import Foundation
 import YNetwork
 
-// Linux only: YNetwork does not re-export FoundationNetworking (JustNetworking and
-// GentleNetworking do), so `URLRequest` needs this import. To be removed when it does.
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 #if swift(>=6)
     /// The app's session: a bearer token. (Swift 6: `SessionManager` is `Sendable`, so the mutable
     /// token sits behind a lock and the class is `@unchecked Sendable`.)

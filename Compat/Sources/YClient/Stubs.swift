@@ -4,10 +4,6 @@
 import Foundation
 import YNetwork
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A NetworkManager that remembers the last status it saw, as apps subclass it to read headers.
 open class PeekingNetworkManager: NetworkManager, @unchecked Sendable {
     public private(set) var lastStatusCode: Int?

@@ -2,10 +2,6 @@ import Foundation
 import XCTest
 import YNetwork
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 #if COMPAT_SWIFT5
     @testable import YClient5
 #else

@@ -2,12 +2,6 @@ import Foundation
 import XCTest
 import YNetwork
 
-// Linux only: YNetwork does not re-export FoundationNetworking (JustNetworking and
-// GentleNetworking do), so `URLRequest` needs this import. To be removed when it does.
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 #if COMPAT_SWIFT5
     @testable import YClient5
 #else

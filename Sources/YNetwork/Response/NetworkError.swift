@@ -76,6 +76,16 @@ public enum NetworkError: Error, Equatable {
             default: return transport
             }
         }
+        // An `NSError` in `NSURLErrorDomain` (what a `URLProtocol` or a mock reports) is mapped by
+        // its code, as Y-Network does, on Linux too, where it does not bridge to `URLError`.
+        let nsError = error as NSError
+        // (`URLError.Code(rawValue:)` is failable in corelibs, not on Apple platforms.)
+        if !(error is URLError), nsError.domain == NSURLErrorDomain,
+            let code = URLError.Code(rawValue: nsError.code) as URLError.Code?
+        {
+            let mapped = mapping(URLError(code))
+            return mapped is URLError ? error : Self.rewrapping(mapped, cause: error)
+        }
         if let url = error as? URLError {
             switch url.code {
             case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
@@ -88,5 +98,14 @@ public enum NetworkError: Error, Equatable {
             }
         }
         return error
+    }
+
+    /// `mapped` (a case made for a `URLError`) carrying `cause`, the error as it was thrown.
+    private static func rewrapping(_ mapped: any Error, cause: any Error) -> any Error {
+        switch mapped as? NetworkError {
+        case .invalidSSL: return NetworkError.invalidSSL(cause)
+        case .noInternet: return NetworkError.noInternet(cause)
+        default: return mapped
+        }
     }
 }

@@ -33,6 +33,27 @@ struct NetworkErrorMappingTests {
         #expect(kind(YNetwork.NetworkError.mapping(URLError(code))) == expected)
     }
 
+    @Test(
+        "An NSError in NSURLErrorDomain (what URLProtocols and mocks report) maps by its code, keeping the error",
+        arguments: [
+            (NSURLErrorSecureConnectionFailed, "invalidSSL"), (NSURLErrorServerCertificateUntrusted, "invalidSSL"),
+            (NSURLErrorCannotFindHost, "noInternet"), (NSURLErrorNotConnectedToInternet, "noInternet"),
+            (NSURLErrorNetworkConnectionLost, "noInternet"), (NSURLErrorTimedOut, "unchanged"),
+        ])
+    func nsErrors(code: Int, expected: String) {
+        let error = NSError(domain: NSURLErrorDomain, code: code)
+        let mapped = YNetwork.NetworkError.mapping(error)
+        #expect(kind(mapped) == expected)
+        switch mapped as? YNetwork.NetworkError {
+        case .invalidSSL(let cause), .noInternet(let cause):
+            #expect((cause as NSError).code == code && (cause as NSError).domain == NSURLErrorDomain)
+        default:
+            #expect((mapped as NSError).code == code, "unchanged: \(mapped)")
+        }
+        let other = NSError(domain: "app", code: NSURLErrorCannotFindHost)
+        #expect(kind(YNetwork.NetworkError.mapping(other)) == "unchanged", "another domain is not mapped")
+    }
+
     @Test("Cancellation, HttpError and NetworkError pass through unchanged")
     func passThrough() {
         #expect(YNetwork.NetworkError.mapping(CancellationError()) is CancellationError)
@@ -46,6 +67,7 @@ struct NetworkErrorMappingTests {
         case YNetwork.NetworkError.invalidSSL: "invalidSSL"
         case YNetwork.NetworkError.noInternet: "noInternet"
         case is TransportError, is URLError: "unchanged"
+        case let other as NSError where [NSURLErrorDomain, "app"].contains(other.domain): "unchanged"
         default: "other: \(error)"
         }
     }
