@@ -23,7 +23,11 @@ public enum TodoStack {
 
     /// Retries with the default policy and a custom `shouldRetry`.
     public static func patientTransport(_ inner: any HTTPTransportProtocol) -> RetryTransport {
-        return RetryTransport(inner: inner, policy: RetryPolicy(maxRetries: 5, jitter: .decorrelated))
+        let policy = RetryPolicy(maxRetries: 5, jitter: .decorrelated) { statusCode, error in
+            if statusCode == 503 { return true }
+            return RetryPolicy.defaultShouldRetry(statusCode: statusCode, error: error)
+        }
+        return RetryTransport(inner: inner, policy: policy)
     }
 
     /// Pins the API's key.
