@@ -14,6 +14,12 @@ public struct CannedResponse: Sendable {
     public let httpVersion: String?
     /// The response headers; none by default.
     public let headerFields: [String: String]?
+    /// The pieces ``HTTPTransportProtocol/stream(for:)`` delivers the body in: `[data]` unless
+    /// made with ``init(chunks:delay:statusCode:httpVersion:headerFields:)``.
+    public let chunks: [Data]
+    /// The seconds a stream waits before each chunk; 0 unless made with
+    /// ``init(chunks:delay:statusCode:httpVersion:headerFields:)``.
+    public let chunkDelay: TimeInterval
 
     /// Creates a response from raw bytes.
     ///
@@ -32,6 +38,45 @@ public struct CannedResponse: Sendable {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.headerFields = headerFields
+        self.chunks = [data]
+        self.chunkDelay = 0
+    }
+
+    /// Creates a response whose body is streamed in `chunks`, each after `delay` seconds (for
+    /// tests of Server-Sent Events, JSON Lines and other streamed bodies); ``data`` is the
+    /// chunks joined, what ``HTTPTransportProtocol/data(for:)`` returns.
+    ///
+    /// ```swift
+    /// let transport = CannedResponseTransport(cannedResponse: CannedResponse(
+    ///     chunks: [Data("data: Hel".utf8), Data("lo\n\n".utf8)], delay: 0.05,
+    ///     headerFields: ["Content-Type": "text/event-stream"]))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - chunks: The body's pieces, in order; an empty piece is delivered as nothing.
+    ///   - delay: Seconds before each chunk; 0 by default. Negative, NaN and infinite values
+    ///     mean none (a canned stream never waits forever); cancelling the stream stops a wait.
+    ///   - statusCode: The status; 200 by default.
+    ///   - httpVersion: The reported HTTP version; `"HTTP/1.1"` by default.
+    ///   - headerFields: Response headers; `nil` by default.
+    public init(
+        chunks: [Data],
+        delay: TimeInterval = 0,
+        statusCode: Int = 200,
+        httpVersion: String? = "HTTP/1.1",
+        headerFields: [String: String]? = nil
+    ) {
+        self.data = chunks.reduce(into: Data()) { $0.append($1) }
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.headerFields = headerFields
+        self.chunks = chunks.filter { !$0.isEmpty }
+        self.chunkDelay = delay.isFinite && delay > 0 ? delay : 0
+    }
+
+    /// The body as a canned transport streams it: ``chunks``, each after ``chunkDelay``.
+    public func makeStream() -> HTTPByteStream {
+        .chunks(chunks, delay: chunkDelay)
     }
 
     /// Creates a response from text.

@@ -59,4 +59,13 @@ public final class CannedResponseTransport: HTTPTransportProtocol {
         guard let url = request.url else { throw Error.missingRequestURL }
         return (cannedResponse.data, try cannedResponse.makeResponse(url: url))
     }
+
+    /// Records `request` and streams the canned body: its ``CannedResponse/chunks``, each after
+    /// ``CannedResponse/chunkDelay``.
+    ///
+    /// - Throws: What ``data(for:)`` throws.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        let (_, response) = try await data(for: request)
+        return (cannedResponse.makeStream(), response)
+    }
 }

@@ -62,6 +62,21 @@ public final class CannedRoutesTransport: HTTPTransportProtocol {
     ///   mode; ``CannedResponse/Error/failedToCreateHTTPURLResponse`` when the matching route's
     ///   status is not a valid HTTP status.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (canned, response) = try answer(request)
+        return (canned.data, response)
+    }
+
+    /// Answers `request` with the matching route's body streamed: its
+    /// ``CannedResponse/chunks``, each after ``CannedResponse/chunkDelay``.
+    ///
+    /// - Throws: What ``data(for:)`` throws.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        let (canned, response) = try answer(request)
+        return (canned.makeStream(), response)
+    }
+
+    /// Records `request` and finds its route's canned response.
+    private func answer(_ request: URLRequest) throws -> (CannedResponse, HTTPURLResponse) {
         try Task.checkCancellation()
         requests.withLock { $0.append(request) }
         guard let url = request.url else { throw Error.missingRequestURL }
@@ -70,7 +85,7 @@ public final class CannedRoutesTransport: HTTPTransportProtocol {
         if mode == .requireUniqueMatch, matching.count > 1 {
             throw Error.ambiguousMatch(count: matching.count)
         }
-        return (first.response.data, try first.response.makeResponse(url: url))
+        return (first.response, try first.response.makeResponse(url: url))
     }
 }
 

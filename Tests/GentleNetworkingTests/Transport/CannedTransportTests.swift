@@ -134,3 +134,70 @@ struct CannedTransportTests {
         #expect(!Origin.isSameOrigin(URL(string: "https://a.example/"), URL(string: "https://b.example/")))
     }
 }
+
+@Suite("Canned transports stream canned chunks, with delays, for users' unit tests")
+struct CannedStreamingTests {
+    private let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://api.example.com"))
+
+    @Test("A chunked canned response streams Server-Sent Events split mid-line; data(for:) gets the joined body")
+    func serverSentEvents() async throws {
+        let canned = CannedResponse(
+            chunks: [Data("data: Hel".utf8), Data(), Data("lo\n\nid: 7\nda".utf8), Data("ta: two\n\n".utf8)],
+            delay: 0.01, headerFields: ["Content-Type": "text/event-stream"])
+        #expect(canned.chunks.count == 3, "empty pieces are dropped")
+        let transport = CannedResponseTransport(cannedResponse: canned)
+        let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+        var events: [ServerSentEvent] = []
+        for try await event in try await service.serverSentEvents(
+            to: Endpoint(path: "/events", method: .get), via: environment)
+        {
+            events.append(event)
+        }
+        #expect(events == [ServerSentEvent(data: "Hello"), ServerSentEvent(data: "two", id: "7")])
+        let (body, _) = try await transport.data(for: URLRequest(url: try #require(URL(string: "https://h/x"))))
+        #expect(String(decoding: body, as: UTF8.self) == "data: Hello\n\nid: 7\ndata: two\n\n")
+        #expect(transport.receivedRequests.count == 2)
+    }
+
+    @Test("A route streams its chunks in order; the stream sees each chunk as given")
+    func routes() async throws {
+        let transport = CannedRoutesTransport(routes: [
+            CannedRoute(
+                pattern: RequestPattern(method: .get, path: "/lines"),
+                response: CannedResponse(chunks: [Data("{\"n\":1}\n".utf8), Data("{\"n\":2}\n".utf8)]))
+        ])
+        let (stream, response) = try await transport.stream(
+            for: URLRequest(url: try #require(URL(string: "https://api.example.com/lines"))))
+        #expect(response.statusCode == 200)
+        var chunks: [String] = []
+        for try await chunk in stream { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+        #expect(chunks == ["{\"n\":1}\n", "{\"n\":2}\n"])
+        await #expect(throws: CannedRoutesTransport.Error.noMatch) {
+            _ = try await transport.stream(for: URLRequest(url: try #require(URL(string: "https://api.example.com/x"))))
+        }
+    }
+
+    @Test("Cancelling the consuming task stops a long delay at once; odd delays never wait forever")
+    func cancellation() async throws {
+        let transport = CannedResponseTransport(
+            cannedResponse: CannedResponse(chunks: [Data("a".utf8), Data("b".utf8)], delay: 600))
+        let task = Task { () -> (any Error)? in
+            do {
+                let (stream, _) = try await transport.stream(for: URLRequest(url: URL(fileURLWithPath: "/x")))
+                for try await _ in stream {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let started = Date()
+        task.cancel()
+        let error = await task.value
+        #expect(error is CancellationError, "\(String(describing: error))")
+        #expect(Date().timeIntervalSince(started) < 30)
+        for odd in [-1, .nan, .infinity] {
+            #expect(CannedResponse(chunks: [Data("x".utf8)], delay: odd).chunkDelay == 0)
+        }
+    }
+}
