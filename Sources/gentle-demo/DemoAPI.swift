@@ -85,6 +85,16 @@ enum EmbeddedAPI {
     /// How many 304s `/api/catalog` answered.
     static let notModifiedCount = Locked(0)
 
+    /// The streamed answer's tokens.
+    static let answerTokens = [
+        "Stream", "ing", " arrives", " token", " by", " token", ",", " as", " it", " is", " made", ".",
+    ]
+
+    /// The answer's events from token `start` on, each with its number as its id.
+    static func answerEvents(from start: Int) -> [String] {
+        answerTokens.enumerated().dropFirst(start).map { index, token in "id: \(index + 1)\ndata: \(token)\n\n" }
+    }
+
     /// Endpoints for the resilience steps: a flaky one, one behind a rotating token, and one
     /// with an ETag.
     static func addResilienceRoutes(to server: LoopbackServer) {
@@ -107,6 +117,19 @@ enum EmbeddedAPI {
                 return .json(#"{"error":"token expired"}"#, status: 401)
             }
             return .json(encoding: Model(id: 1, property: "profile"))
+        }
+        // An LLM-style answer, one token per event; `/api/answer-resumable` drops the connection
+        // after the first part and resumes after the `Last-Event-ID` it is sent back.
+        server.route("GET", "/api/answer") { _ in
+            .eventStream(answerEvents(from: 0) + ["event: done\ndata: [DONE]\n\n"], delay: 0.04)
+        }
+        server.route("GET", "/api/answer-resumable") { request in
+            let resumeAfter = request.header("Last-Event-ID").flatMap { Int($0) } ?? 0
+            if resumeAfter >= answerTokens.count { return .status(204) }  // nothing left: EventSource stops
+            let events = answerEvents(from: resumeAfter)
+            return resumeAfter == 0
+                ? .eventStream(["retry: 300\n\n"] + events, delay: 0.04, closeAfter: 5)  // drops mid-answer
+                : .eventStream(events, delay: 0.04)
         }
         server.route("GET", "/api/catalog") { request in
             let etag = "\"catalog-v1\""

@@ -130,6 +130,7 @@ struct GentleDemo {
 
         if let server {
             try await resilienceSteps(server: server, logger: logger)
+            try await streamingSteps(server: server)
             print("\nThe embedded API received \(server.receivedRequests.count) requests:")
             for request in server.receivedRequests {
                 print(
@@ -196,6 +197,40 @@ struct GentleDemo {
         }
         print(
             "    the server answered 304 \(EmbeddedAPI.notModifiedCount.current) time(s); the body came from the cache")
+    }
+
+    /// Steps 10–11: an answer streamed token by token over Server-Sent Events, and a dropped
+    /// stream resumed with `Last-Event-ID`.
+    static func streamingSteps(server: LoopbackServer) async throws {
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let service = HTTPNetworkService(authService: InMemoryAuthService())
+
+        step(10, "An answer streamed token by token (Server-Sent Events)")
+        print("    ", terminator: "")
+        var tokens = 0
+        for try await event in try await service.serverSentEvents(
+            to: Endpoint(path: "/api/answer", method: .get), via: environment)
+        {
+            if event.event == "done" { break }
+            print(event.data, terminator: "")
+            fflush(nil)  // every open stream: the token shows now, not at the next newline
+            tokens += 1
+        }
+        print("\n    \(tokens) tokens, printed as they arrived")
+
+        step(11, "A dropped stream resumed with Last-Event-ID (EventSource)")
+        print("    ", terminator: "")
+        var resumed: [String] = []
+        for try await event in service.eventSource(
+            to: Endpoint(path: "/api/answer-resumable", method: .get), via: environment)
+        {
+            print(event.data, terminator: "")
+            fflush(nil)  // every open stream: the token shows now, not at the next newline
+            resumed.append(event.data)
+        }
+        let connections = server.requests(path: "/api/answer-resumable")
+        let sentIDs = connections.map { $0.header("Last-Event-ID") ?? "none" }
+        print("\n    \(resumed.count) tokens over \(connections.count) connections; Last-Event-ID sent: \(sentIDs)")
     }
 
     static func step(_ number: Int, _ title: String) {
