@@ -8,8 +8,10 @@ import GentleNetworking
 /// Turns a ``NetworkRequest`` into the `URLRequest` that is sent.
 ///
 /// Order: URL (``URLBuilder``), method, timeout and cache policy (the request's, else the
-/// configuration's), the configuration's headers, `Content-Type` and `Accept` from the content
-/// types, the request's own headers (which win), then the body. A multipart body larger than
+/// configuration's), the configuration's headers, `Content-Type` from the request content type
+/// (with a body), the request's own headers (which win), then the body. No `Accept` is added, as
+/// in Y-Network (set one in the request's or the configuration's headers;
+/// ``ResponseContentType/header`` gives the usual one). A multipart body larger than
 /// ``MultipartBuilder/streamingThreshold`` is written to a temporary file and sent from there.
 ///
 /// Every header is checked before it is set (Foundation would silently drop a value with CR, LF
@@ -46,9 +48,6 @@ struct RequestAssembler {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
             }
             if request.body != nil, let header = request.requestType.header {
-                try RequestValidator.setHeader(header.value, named: header.field, on: &urlRequest)
-            }
-            if let header = request.responseType.header, urlRequest.value(forHTTPHeaderField: header.field) == nil {
                 try RequestValidator.setHeader(header.value, named: header.field, on: &urlRequest)
             }
             for (name, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key }) {

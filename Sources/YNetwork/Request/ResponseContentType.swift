@@ -1,6 +1,7 @@
 import Foundation
 
-/// How a response body is parsed, which also sets the `Accept` header; `.JSON` by default.
+/// How a response body is parsed; `.JSON` by default. As in Y-Network, it does not set the
+/// `Accept` header by itself: ``header`` is the usual one, for requests that want it.
 ///
 /// - `.none`: the body is ignored and the result is ``EmptyNetworkResponse``.
 /// - `.JSON`: decoded by the parser factory's decoder; an empty body is ``NetworkError/noData``.
@@ -13,7 +14,7 @@ public enum ResponseContentType: Sendable, Equatable, CaseIterable {
     /// Raw bytes.
     case binary
 
-    /// The header name this type sets: `Accept`.
+    /// The header name of ``header``: `Accept`.
     public static let field = "Accept"
 
     /// The `Accept` value: `application/json` for `.JSON`, otherwise `nil`.

@@ -58,7 +58,8 @@ public struct JWTToken: JWTTokenRepresentable, Equatable {
     /// Decodes `jwtString`.
     ///
     /// - Throws: ``JWTDecodeError/invalidPartCount(_:_:)`` unless there are three `.`-separated
-    ///   parts, ``JWTDecodeError/invalidBase64(_:)`` when the header or payload is not base64url,
+    ///   parts, ``JWTDecodeError/invalidBase64(_:)`` when the header or payload is not base64url
+    ///   (spaces and line breaks inside a part are skipped),
     ///   ``JWTDecodeError/invalidJSON(_:)`` when either is not a JSON object.
     public init(jwtString: String) throws {
         try self.init(jwtString: jwtString, now: { Date() })
@@ -115,8 +116,12 @@ public struct JWTToken: JWTTokenRepresentable, Equatable {
         lhs.string == rhs.string
     }
 
+    /// A part as bytes. Spaces, tabs and line breaks inside it are skipped, as Y-Network's
+    /// decoder skipped them (a token written over several lines of a multi-line literal keeps
+    /// its indentation); any other character outside base64url is an error.
     private static func decodePart(_ part: Substring) throws -> Data {
-        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let compact = part.filter { $0 != " " && $0 != "\t" && $0 != "\n" && $0 != "\r" && $0 != "\r\n" }
+        var base64 = compact.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let remainder = base64.count % 4
         if remainder == 1 { throw JWTDecodeError.invalidBase64(String(part)) }
         if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }

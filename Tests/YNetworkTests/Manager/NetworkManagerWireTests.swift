@@ -51,7 +51,8 @@ struct NetworkManagerWireTests {
         let received = try #require(server.requests(path: "/users").first)
         #expect(received.method == "POST")
         #expect(received.header("Content-Type") == "application/json")
-        #expect(received.header("Accept") == "application/json")
+        #expect(
+            received.header("Accept") != "application/json", "no Accept is added, as in Y-Network (libcurl sends */*)")
         #expect(received.header("X-App") == "demo")
         #expect(received.headerValues("X-Trace") == ["request"])
         #expect(received.jsonObject?["name"] as? String == "Ada")

@@ -61,6 +61,20 @@ struct JWTTokenTests {
         #expect(throws: expected) { try JWTToken(jwtString: input) }
     }
 
+    @Test(
+        "A token written over indented lines (spaces, tabs, line breaks inside its parts) decodes; other junk does not")
+    func whitespaceInsideParts() throws {
+        let plain = token(#"{"iss":"yml","exp":1643338147}"#)
+        let parts = plain.split(separator: ".").map(String.init)
+        let spaced =
+            String(parts[0].prefix(8)) + "\n    " + String(parts[0].dropFirst(8)) + ".\t" + parts[1] + "  ." + parts[2]
+        let jwt = try JWTToken(jwtString: spaced)
+        #expect(jwt.issuer == "yml")
+        #expect(jwt.expiresAt == Date(timeIntervalSince1970: 1_643_338_147))
+        #expect(jwt.string == spaced, "the string is kept as given")
+        #expect(throws: JWTDecodeError.invalidBase64("e3*0")) { try JWTToken(jwtString: "e3*0.e30.sig") }
+    }
+
     @Test("Error descriptions never repeat the token, which is a credential")
     func descriptionsHideToken() {
         let secret = "secret-token-value"
