@@ -14,7 +14,9 @@ import GentleNetworkingTesting
 /// - the curl CLI (`-Z --parallel-max 16`) on the same URL, as the libcurl ceiling;
 /// - the peak RSS of a 1 GiB download to a file (in a child process, so nothing else counts);
 /// - the time the stack Reauth(Retry(ETag(canned))) adds per request over canned alone;
-/// - the peak RSS of a 50 MB multipart upload through YNetwork, streamed vs built in memory.
+/// - the peak RSS of a 50 MB multipart upload through YNetwork, streamed vs built in memory;
+/// - streaming: 1,000,000 Server-Sent Events and a 1 GiB body per transport (events/s, MiB/s,
+///   peak RSS), beside the curl CLI transferring the same files (see `StreamingBench`).
 /// Throughput figures are medians over interleaved rounds (3 by default, 2 s each).
 /// It prints requests per second, the ratios, and each target as met or missed.
 ///
@@ -51,6 +53,10 @@ struct GentleBench {
             if arguments.first == "--multipart-child", arguments.count == 4, let url = URL(string: arguments[1]) {
                 try await MultipartUploadBench.child(
                     url: url, file: URL(fileURLWithPath: arguments[2]), inMemory: arguments[3] == "in-memory")
+                return
+            }
+            if arguments.first == "--stream-child", arguments.count == 4, let url = URL(string: arguments[1]) {
+                try await StreamingBench.child(url: url, transport: arguments[2], mode: arguments[3])
                 return
             }
             if arguments.first == "--load-only", arguments.count >= 2, let seconds = Double(arguments[1]) {
@@ -211,6 +217,8 @@ struct GentleBench {
                 + String(format: "(%.2f s)", streamed.1) + " streamed from a temporary file vs "
                 + "\(mebibytes(inMemory.0)) MiB " + String(format: "(%.2f s)", inMemory.1)
                 + " with the body built in memory: \(ratio(Double(streamed.0), Double(inMemory.0)))   target < 64 MiB")
+
+        try StreamingBench.measure(nginx: nginx, rounds: rounds)
 
         // The decorator stack's own cost, over a canned transport so no I/O is measured.
         let canned = CannedResponseTransport(string: #"{"id":1,"property":"abc"}"#)
