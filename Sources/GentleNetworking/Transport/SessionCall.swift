@@ -38,6 +38,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var redirectFailure: TransportError?
         /// Stream mode, Apple platforms: the task is suspended until the consumer catches up.
         var suspended = false
+        /// Stream mode, Apple platforms: the consumer caught up before the task was suspended.
+        var resumeRequested = false
     }
 
     private let state: Locked<State>
@@ -189,14 +191,21 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Stream mode: the consumer has caught up with a suspended task (Apple platforms).
+    ///
+    /// The buffer may ask before the task is suspended (the consumer caught up while the chunk
+    /// that filled the buffer was being taken): the request is then remembered, and the task is
+    /// not suspended at all.
     func resumeTask() {
-        let task = state.withLock { state -> URLSessionDataTask? in
-            guard state.suspended, !state.finished else { return nil }
+        state.withLock { state in
+            guard !state.finished else { return }
+            guard state.suspended else {
+                state.resumeRequested = true
+                return
+            }
             state.suspended = false
             state.lastActivity = DispatchTime.now().uptimeNanoseconds
-            return state.task
+            state.task?.resume()
         }
-        task?.resume()
     }
 
     private func touch() {
@@ -233,9 +242,18 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             guard buffer.append(data) else { return }
             #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
                 // Resumed by the buffer (``resumeTask()``) once the consumer has caught up; the
-                // idle timeout does not run meanwhile.
-                state.withLock { $0.suspended = true }
-                dataTask.suspend()
+                // idle timeout does not run meanwhile. Suspending and resuming both happen under
+                // the state lock, so a consumer that catches up while this chunk is being taken
+                // cannot resume the task before it is suspended (it would then stay suspended).
+                state.withLock { state in
+                    guard !state.finished else { return }
+                    if state.resumeRequested {
+                        state.resumeRequested = false
+                        return
+                    }
+                    state.suspended = true
+                    dataTask.suspend()
+                }
             #else
                 fail(
                     TransportError(
