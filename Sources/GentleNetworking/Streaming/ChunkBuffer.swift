@@ -6,12 +6,6 @@ protocol TransferResuming: Sendable {
     func resume()
 }
 
-/// For transports that cannot pause a transfer (corelibs' URLSession): there is nothing to resume,
-/// and a full buffer is an error for the producer to raise.
-struct NotResumable: TransferResuming {
-    func resume() {}
-}
-
 /// The bounded buffer between a transport's producer (libcurl's write callback, a URLSession
 /// delegate) and an ``HTTPByteStream`` consumer. When it holds `highWater` bytes it refuses the
 /// next chunk: libcurl then pauses the transfer, and it is resumed (through `Resumer`) once the
