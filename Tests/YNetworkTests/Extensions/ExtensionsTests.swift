@@ -78,6 +78,38 @@ struct InterpolationTests {
         #expect("\(json: Data())" == "Invalid JSON data")
     }
 
+    @Test("\\(json:) keeps the keys in the order the data has them, and strings and numbers as written")
+    func jsonOrder() {
+        let body = #"{"name": "Durian", "points": 600, "ratio": 1.50, "note": "a\/b \"q\" , : { ["}"#
+        #expect(
+            "\(json: Data(body.utf8))"
+                == "{\n  \"name\" : \"Durian\",\n  \"points\" : 600,\n  \"ratio\" : 1.50,\n"
+                + "  \"note\" : \"a\\/b \\\"q\\\" , : { [\"\n}")
+        // A UTF-8 byte order mark is skipped; nesting and empty containers are laid out as
+        // JSONSerialization's .prettyPrinted lays them out.
+        #expect(
+            "\(json: Data([0xEF, 0xBB, 0xBF] + Array(#"{"z":{},"y":[],"x":[1,{"w":null}]}"#.utf8)))"
+                == "{\n  \"z\" : {\n\n  },\n  \"y\" : [\n\n  ],\n"
+                + "  \"x\" : [\n    1,\n    {\n      \"w\" : null\n    }\n  ]\n}")
+    }
+
+    @Test("\\(json:) lays keys out as JSONSerialization's .prettyPrinted does, whatever the input's spacing")
+    func jsonMatchesSerialization() throws {
+        let inputs = [
+            #"{"a":1,"b":[true,false,null],"c":{"d":"e","f":[]},"g":{}}"#,
+            " [ 1 ,\t2 ,\r\n [ ] , { \"k\" : [ { } ] } ] ", "{}", "[]", #""text""#, "42",
+        ]
+        for input in inputs {
+            let object = try JSONSerialization.jsonObject(with: Data(input.utf8), options: [.fragmentsAllowed])
+            let expected = try JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+            #expect("\(json: Data(input.utf8))" == String(decoding: expected, as: UTF8.self), "\(input)")
+        }
+        // UTF-16 JSON (which JSONSerialization reads) is printed from the parsed value.
+        let utf16 = try #require(#"{"b":1,"a":2}"#.data(using: .utf16BigEndian))
+        #expect("\(json: utf16)" == "{\n  \"a\" : 2,\n  \"b\" : 1\n}")
+    }
+
     @Test("\\(request:) shows method, URL, headers and the JSON body, tab-separated")
     func request() throws {
         var request = URLRequest(url: try #require(URL(string: "https://api.example.com/users?page=2")))
