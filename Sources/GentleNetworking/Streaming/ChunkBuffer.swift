@@ -30,6 +30,7 @@ final class ChunkBuffer<Resumer: TransferResuming>: Sendable {
     init(highWater: Int = 1 << 20) {
         self.highWater = max(1, highWater)
         self.lowWater = max(1, highWater / 4)
+        ObjectWatch.note(self, "ChunkBuffer")
     }
 
     /// Attaches the way back to the transport (for libcurl, once the transfer has its number).

@@ -115,6 +115,7 @@ public struct HTTPByteStream: AsyncSequence, Sendable {
         init(next: @escaping @Sendable () async throws -> Data?, cancel: @escaping @Sendable () -> Void) {
             fetch = next
             cancelTransfer = cancel
+            ObjectWatch.note(self, "HTTPByteStream.Source")
         }
 
         func next() async throws -> Data? {

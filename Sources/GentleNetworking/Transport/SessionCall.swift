@@ -68,6 +68,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             State(
                 lastActivity: DispatchTime.now().uptimeNanoseconds,
                 tracker: RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects)))
+        super.init()
+        ObjectWatch.note(self, "SessionCall")
     }
 
     func setContinuation(_ continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>) {

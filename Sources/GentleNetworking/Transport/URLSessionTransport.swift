@@ -141,7 +141,10 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
         let (body, response) = try await exchange(request, bodyLimit: nil, streamBuffer: streamBufferSize)
         switch body {
-        case .stream(let stream): return (stream, response)
+        case .stream(let stream):
+            // Made on the delegate's queue, outside the caller's task: registered here instead.
+            ObjectWatch.note(stream.source, "HTTPByteStream.Source")
+            return (stream, response)
         case .data(let data): return (.single(data), response)
         }
     }

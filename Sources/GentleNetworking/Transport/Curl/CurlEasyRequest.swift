@@ -131,6 +131,7 @@
                         maxBodyBytes: bodyLimit, maxHeaderCount: configuration.limits.maxHeaderCount,
                         maxHeaderBytes: configuration.limits.maxHeaderBytes),
                     isHeadRequest: (request.httpMethod ?? "GET").uppercased() == "HEAD", url: url))
+            if case .stream = sink { ObjectWatch.note(self, "CurlEasyRequest") }
             do {
                 try configure(url: url, configuration: configuration, trust: trust)
             } catch {
