@@ -22,8 +22,9 @@ enum SessionBody: Sendable {
 ///   fed by a ``ChunkBuffer``. On Apple platforms the task is suspended while the consumer is
 ///   more than the buffer's size behind, and resumed when it catches up. corelibs (Linux) cannot
 ///   pause a transfer (its `suspend()` takes the transfer out of libcurl, which gives up the
-///   connection, and never pauses it), so there the stream fails with ``TransportError/Code/responseTooLarge`` when the
-///   consumer falls that far behind.
+///   connection, and never pauses it), so there what arrives past the buffer's size goes to a
+///   ``SpillFile`` and is read back in order; past the spill limit the stream fails with
+///   ``TransportError/Code/responseTooLarge``.
 final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?
@@ -52,13 +53,20 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private let totalTimeout: TimeInterval?
     private let started = DispatchTime.now().uptimeNanoseconds
 
-    /// - Parameter streamBuffer: The stream mode's buffer size in bytes; `nil` for the whole-body
-    ///   mode.
+    /// - Parameters:
+    ///   - streamBuffer: The stream mode's buffer size in bytes; `nil` for the whole-body mode.
+    ///   - streamSpillLimit: Linux, stream mode: the most unread bytes kept on disk past
+    ///     `streamBuffer` (corelibs cannot pause). Apple platforms suspend the task instead.
     init(
         request: URLRequest, maxRedirects: Int, limits: ResponseLimits, bodyLimit: Int64?,
-        idleTimeout: TimeInterval, totalTimeout: TimeInterval?, streamBuffer: Int? = nil
+        idleTimeout: TimeInterval, totalTimeout: TimeInterval?, streamBuffer: Int? = nil,
+        streamSpillLimit: Int64 = 0
     ) {
-        self.buffer = streamBuffer.map { ChunkBuffer(highWater: $0) }
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            self.buffer = streamBuffer.map { ChunkBuffer(highWater: $0) }
+        #else
+            self.buffer = streamBuffer.map { ChunkBuffer(highWater: $0, spillLimit: streamSpillLimit) }
+        #endif
         self.request = request
         self.limits = limits
         self.bodyLimit = bodyLimit
@@ -241,7 +249,20 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         if let buffer {
             touch()
-            guard buffer.append(data) else { return }
+            switch buffer.append(data) {
+            case .taken:
+                return
+            case .overflow:
+                fail(
+                    TransportError(
+                        .responseTooLarge, url: request.url,
+                        message:
+                            "The stream's consumer fell more than \(buffer.highWater) bytes in memory and \(buffer.spillLimit ?? 0) on disk behind; URLSession on Linux cannot pause a transfer (CurlTransport can)."
+                    ), fromDelegate: true)
+                return
+            case .full:
+                break
+            }
             #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
                 // Resumed by the buffer (``resumeTask()``) once the consumer has caught up; the
                 // idle timeout does not run meanwhile. Suspending and resuming both happen under
@@ -257,12 +278,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                     dataTask.suspend()
                 }
             #else
+                // Not reached: a Linux buffer spills to disk instead of filling up.
                 fail(
                     TransportError(
                         .responseTooLarge, url: request.url,
-                        message:
-                            "The stream's consumer fell \(buffer.highWater) bytes behind; URLSession on Linux cannot pause a transfer (CurlTransport can)."
-                    ), fromDelegate: true)
+                        message: "The stream's consumer fell \(buffer.highWater) bytes behind."),
+                    fromDelegate: true)
             #endif
             return
         }

@@ -36,10 +36,18 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// The limit on a whole exchange in seconds; `nil` (the default) for none beyond the
     /// session's `timeoutIntervalForResource`, which this transport enforces too.
     public let totalTimeout: TimeInterval?
-    /// The most bytes a stream (``stream(for:)``) holds for a consumer that is behind; 1 MiB by
-    /// default on Apple platforms, where the task is suspended at that point, and 16 MiB on
-    /// Linux, where the stream then fails (corelibs cannot pause a transfer).
+    /// The most bytes a stream (``stream(for:)``) holds in memory for a consumer that is behind;
+    /// 1 MiB by default. On Apple platforms the task is suspended at that point; on Linux
+    /// (corelibs cannot pause a transfer) what arrives next goes to disk, up to
+    /// ``streamSpillLimit``.
     public let streamBufferSize: Int
+    /// Linux: the most unread bytes a stream keeps on disk, past ``streamBufferSize``, for a
+    /// consumer that is behind; 1 GiB by default, `0` for none. They sit in an owner-only
+    /// temporary file that has no name (it is unlinked when made), read back in order and
+    /// emptied whenever the consumer catches up, so the disk used is how far behind the consumer
+    /// is. Past it the stream fails with ``TransportError/Code/responseTooLarge``. Apple
+    /// platforms do not use it: the task is suspended instead.
+    public let streamSpillLimit: Int64
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
         /// the exchanges run on a session made from `session`'s configuration whose delegate
@@ -59,18 +67,15 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     ///   - limits: `ResponseLimits()` by default.
     ///   - totalTimeout: `nil` by default. NaN, zero and negative values mean none; infinite
     ///     and huge values are capped (never trapped on).
-    ///   - streamBufferSize: ``streamBufferSize``; `nil` (the default) for the platform's
-    ///     default. Values below 1 count as 1.
+    ///   - streamBufferSize: ``streamBufferSize``; 1 MiB by default. Values below 1 count as 1.
+    ///   - streamSpillLimit: ``streamSpillLimit``; 1 GiB by default. Negative values count as 0.
     public init(
         session: URLSession = .shared, maxRedirects: Int = 10, limits: ResponseLimits = ResponseLimits(),
-        totalTimeout: TimeInterval? = nil, streamBufferSize: Int? = nil
+        totalTimeout: TimeInterval? = nil, streamBufferSize: Int = 1 << 20, streamSpillLimit: Int64 = 1 << 30
     ) {
         self.session = session
-        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
-            self.streamBufferSize = max(1, streamBufferSize ?? 1 << 20)
-        #else
-            self.streamBufferSize = max(1, streamBufferSize ?? 16 << 20)
-        #endif
+        self.streamBufferSize = max(1, streamBufferSize)
+        self.streamSpillLimit = max(0, streamSpillLimit)
         self.maxRedirects = max(0, maxRedirects)
         self.limits = limits
         self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
@@ -130,11 +135,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     ///
     /// Memory stays within ``streamBufferSize`` plus a chunk. On Apple platforms the task is
     /// suspended while the consumer is that far behind (backpressure) and resumed when it
-    /// catches up. corelibs' URLSession (Linux) cannot pause a transfer, so there a consumer that
-    /// falls ``streamBufferSize`` bytes behind ends the stream with
-    /// ``TransportError/Code/responseTooLarge`` (use ``CurlTransport``, the Linux default, for
-    /// backpressure); and a session with a delegate of its own delivers the body in one chunk at
-    /// its end. Deadlines, redirects, validation and the head's limits are those of
+    /// catches up. corelibs' URLSession (Linux) cannot pause a transfer, so there what arrives
+    /// while the consumer is that far behind is kept on disk (``streamSpillLimit``, in a file
+    /// with no name) and read back in order; a consumer further behind than both ends the
+    /// stream with ``TransportError/Code/responseTooLarge``. ``CurlTransport``, the Linux
+    /// default, pauses the socket instead. A session with a delegate of its own (Linux)
+    /// delivers the body in one chunk at its end. Deadlines, redirects, validation and the head's limits are those of
     /// ``data(for:)``; the body has no size limit.
     ///
     /// - Throws: What ``data(for:)`` throws, before the head; the stream throws failures after it.
@@ -165,7 +171,8 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
         let call = SessionCall(
             request: sent, maxRedirects: maxRedirects, limits: limits, bodyLimit: bodyLimit,
-            idleTimeout: idle, totalTimeout: deadlines.compactMap { $0 }.min(), streamBuffer: streamBuffer)
+            idleTimeout: idle, totalTimeout: deadlines.compactMap { $0 }.min(), streamBuffer: streamBuffer,
+            streamSpillLimit: streamSpillLimit)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 call.setContinuation(continuation)

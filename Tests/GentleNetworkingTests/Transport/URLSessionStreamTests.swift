@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("URLSessionTransport.stream(for:): the head first, then the body as it arrives")
+@Suite("URLSessionTransport.stream(for:): the head first, then the body as it arrives", .serialized)
 struct URLSessionStreamTests {
     @Test("The head and the first chunks arrive while the server is still sending; the whole body follows")
     func streamsBeforeTheEnd() async throws {
@@ -37,15 +37,51 @@ struct URLSessionStreamTests {
     }
 
     #if !canImport(Darwin)
-        @Test("Linux: a consumer further behind than streamBufferSize ends the stream with .responseTooLarge")
-        func slowConsumerOverflows() async throws {
+        /// `count` bytes that differ from one offset to the next, so loss or reordering shows.
+        static func pattern(_ count: Int) -> Data {
+            Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 10)) })
+        }
+
+        @Test("Linux: a consumer far behind still gets every byte in order; what it has not read waits on disk")
+        func slowConsumerSpills() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let body = Self.pattern(8 << 20)
+            server.route("GET", "/firehose") { _ in LoopbackResponse(status: 200, body: body) }
+            let transport = URLSessionTransport(session: makeIsolatedSession(), streamBufferSize: 256 * 1024)
+            #expect(transport.streamBufferSize == 256 * 1024)
+            #expect(transport.streamSpillLimit == 1 << 30, "the default")
+            let spillFilesBefore = ChunkBufferTests.spillFiles()
+            let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/firehose")))
+            var iterator = stream.makeAsyncIterator()
+            var received = try #require(try await iterator.next())
+            // The consumer falls behind while the server sends everything.
+            let deadline = Date().addingTimeInterval(120)
+            while server.completedResponseCount == 0, Date() < deadline {
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            let openSpillFiles = openFileTargets().filter { $0.contains("gentle-stream-") }
+            #expect(!openSpillFiles.isEmpty, "the unread bytes are on disk")
+            #expect(
+                openSpillFiles.allSatisfy { $0.hasSuffix("(deleted)") }, "in a file with no name: \(openSpillFiles)")
+            while let chunk = try await iterator.next() { received.append(chunk) }
+            #expect(received.count == body.count)
+            #expect(received == body)
+            #expect(ChunkBufferTests.spillFiles() == spillFilesBefore, "the spill file never has a name")
+            #expect(URLSessionTransport().streamBufferSize == 1 << 20, "the default")
+        }
+
+        @Test(
+            "Linux: a consumer further behind than the buffer and the spill limit ends the stream with .responseTooLarge",
+            arguments: [Int64(0), 1 << 20])
+        func slowConsumerOverflows(spillLimit: Int64) async throws {
             let server = try LoopbackServer()
             defer { server.shutdown() }
             server.route("GET", "/firehose") { _ in
                 LoopbackResponse(status: 200, body: Data(repeating: 0x5A, count: 32 << 20))
             }
-            let transport = URLSessionTransport(session: makeIsolatedSession(), streamBufferSize: 256 * 1024)
-            #expect(transport.streamBufferSize == 256 * 1024)
+            let transport = URLSessionTransport(
+                session: makeIsolatedSession(), streamBufferSize: 256 * 1024, streamSpillLimit: spillLimit)
             let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/firehose")))
             var iterator = stream.makeAsyncIterator()
             var received = try #require(try await iterator.next()).count
@@ -57,7 +93,14 @@ struct URLSessionStreamTests {
                 #expect((error as? TransportError)?.code == .responseTooLarge, "\(error)")
             }
             #expect(received < 32 << 20)
-            #expect(URLSessionTransport().streamBufferSize == 16 << 20, "the Linux default")
         }
     #endif
+}
+
+/// Where this process's open descriptors point (from /proc/self/fd).
+func openFileTargets() -> [String] {
+    let manager = FileManager.default
+    return ((try? manager.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap {
+        try? manager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+    }
 }

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The bytes a stream's consumer has not read yet, on disk, for a producer that cannot pause
+/// (URLSession on Linux): a ``ChunkBuffer`` writes what arrives past its memory limit here and
+/// reads it back in order, so memory stays constant however far the consumer falls behind.
+///
+/// The file is made owner-only (`mkstemp`) and unlinked at once: it has no name, nothing else
+/// can open it, and it disappears when closed, even if the process dies. It holds at most
+/// `limit` unread bytes; once the consumer has read everything it is truncated to zero, so the
+/// disk used is how far behind the consumer is, not how much went through.
+///
+/// Not thread-safe: the owning buffer calls it only under its own lock.
+final class SpillFile {
+    /// The most unread bytes the file holds.
+    let limit: Int64
+    private let descriptor: Int32
+    private var readOffset: Int64 = 0
+    private var writeOffset: Int64 = 0
+
+    /// Bytes written and not yet read.
+    var pending: Int64 { writeOffset - readOffset }
+
+    /// Makes the file in `directory` (the temporary directory by default).
+    ///
+    /// - Throws: ``TransportError/Code/other`` when the file cannot be made.
+    init(limit: Int64, directory: URL = FileManager.default.temporaryDirectory) throws {
+        self.limit = max(0, limit)
+        var template = Array(directory.appendingPathComponent("gentle-stream-XXXXXX").path.utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkstemp($0) } ?? -1
+        }
+        guard descriptor >= 0 else {
+            throw TransportError(
+                .other, url: nil, message: "Could not make a file for a stream's unread bytes (errno \(errno)).")
+        }
+        template.withUnsafeBufferPointer { buffer in
+            if let path = buffer.baseAddress { _ = unlink(path) }
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Appends `data`; `false` when the file would then hold more than ``limit`` unread bytes
+    /// (nothing is written).
+    ///
+    /// - Throws: ``TransportError/Code/other`` when the disk refuses the bytes.
+    func write(_ data: Data) throws -> Bool {
+        guard Int64(data.count) <= limit - pending else { return false }
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var done = 0
+            while done < bytes.count {
+                guard let base = bytes.baseAddress else { return }
+                let written = pwrite(descriptor, base + done, bytes.count - done, off_t(writeOffset) + off_t(done))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw TransportError(
+                        .other, url: nil, message: "Could not write a stream's unread bytes to disk (errno \(errno)).")
+                }
+                done += written
+            }
+        }
+        writeOffset += Int64(data.count)
+        return true
+    }
+
+    /// Up to `count` of the oldest unread bytes, or `nil` when there are none. When the last
+    /// byte is read the file is emptied.
+    ///
+    /// - Throws: ``TransportError/Code/other`` when the bytes cannot be read back.
+    func read(upTo count: Int) throws -> Data? {
+        let wanted = Int(min(Int64(max(1, count)), pending))
+        guard wanted > 0 else { return nil }
+        var data = Data(count: wanted)
+        let got = try data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) -> Int in
+            guard let base = bytes.baseAddress else { return 0 }
+            while true {
+                let read = pread(descriptor, base, wanted, off_t(readOffset))
+                if read < 0, errno == EINTR { continue }
+                guard read > 0 else {
+                    throw TransportError(
+                        .other, url: nil,
+                        message: "Could not read a stream's unread bytes back from disk (errno \(errno)).")
+                }
+                return read
+            }
+        }
+        if got < wanted { data.removeSubrange(got...) }
+        readOffset += Int64(got)
+        if readOffset == writeOffset {
+            readOffset = 0
+            writeOffset = 0
+            _ = ftruncate(descriptor, 0)
+        }
+        return data
+    }
+}

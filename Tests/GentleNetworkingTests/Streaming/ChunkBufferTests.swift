@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import GentleNetworking
+
+/// A resumer that counts how often the buffer asked the producer to go on.
+private struct CountingResumer: TransferResuming {
+    let count = Locked(0)
+    func resume() { count.withLock { $0 += 1 } }
+}
+
+/// The stream buffer without any transport: pausing producers, producers that spill to disk,
+/// and the order and bounds of what the consumer reads.
+@Suite("ChunkBuffer: backpressure, spilling to disk, order and bounds")
+struct ChunkBufferTests {
+    /// `count` bytes numbered from `start`, so any reordering or loss shows.
+    static func pattern(_ start: Int, _ count: Int) -> Data {
+        Data((start..<(start + count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 8)) })
+    }
+
+    /// Every chunk until the end.
+    static func drain<R>(_ buffer: ChunkBuffer<R>) async throws -> Data {
+        var all = Data()
+        while let chunk = try await buffer.next() { all.append(chunk) }
+        return all
+    }
+
+    static func spillFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
+        return names.filter { $0.hasPrefix("gentle-stream-") }
+    }
+
+    @Test("A pausing producer is refused at the high-water mark and resumed below the low-water mark")
+    func pausingProducer() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 1000)
+        let resumer = CountingResumer()
+        buffer.attach(resumer)
+        var offered = 0
+        while buffer.offer(Self.pattern(offered, 100)) { offered += 100 }
+        #expect(offered == 1000, "refused once 1,000 bytes were held")
+        for _ in 0..<7 { _ = try await buffer.next() }
+        #expect(resumer.count.current == 0, "300 bytes left: above the low-water mark (250)")
+        _ = try await buffer.next()
+        #expect(resumer.count.current == 1, "200 bytes left: resumed once")
+        #expect(buffer.append(Self.pattern(offered, 5000)) == .full, "a producer that cannot refuse is told to pause")
+    }
+
+    @Test("A producer that cannot pause spills past the high-water mark; the consumer reads every byte in order")
+    func spillKeepsOrder() async throws {
+        let before = Self.spillFiles()
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 4096, spillLimit: 1 << 20)
+        var sent = 0
+        var received = Data()
+        var mostOnDisk: Int64 = 0
+        // Bursts of arrivals between short reads: memory, then disk, then memory again once the
+        // consumer has caught up.
+        for burst in 0..<40 {
+            for _ in 0..<(burst % 7 + 1) {
+                let size = 100 + (burst * 37) % 1500
+                #expect(buffer.append(Self.pattern(sent, size)) == .taken)
+                sent += size
+            }
+            mostOnDisk = max(mostOnDisk, buffer.spilledBytes)
+            if let chunk = try await buffer.next() { received.append(chunk) }
+        }
+        #expect(mostOnDisk > 10_000, "the consumer fell behind and bytes went to disk")
+        buffer.finish(nil)
+        received.append(try await Self.drain(buffer))
+        #expect(received == Self.pattern(0, sent))
+        #expect(Self.spillFiles() == before, "the spill file never has a name")
+    }
+
+    @Test("Memory holds at most the high-water mark plus one chunk; the rest waits on disk, within its limit")
+    func spillBounds() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 10_000, spillLimit: 50_000)
+        var sent = 0
+        var outcome = ChunkBuffer<CountingResumer>.AppendOutcome.taken
+        while outcome == .taken {
+            outcome = buffer.append(Self.pattern(sent, 3000))
+            if outcome == .taken { sent += 3000 }
+        }
+        #expect(outcome == .overflow)
+        #expect(sent == 12_000 + 48_000, "4 chunks in memory (the last one crossing 10,000), 16 on disk")
+        buffer.finish(nil)
+        #expect(try await Self.drain(buffer) == Self.pattern(0, sent))
+    }
+
+    @Test("A spill limit of 0 keeps nothing on disk: the first chunk past the high-water mark overflows")
+    func noSpill() {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 100, spillLimit: 0)
+        #expect(buffer.append(Data(count: 100)) == .taken)
+        #expect(buffer.append(Data(count: 1)) == .overflow)
+    }
+
+    @Test("Thousands of small chunks are taken in order (the queue compacts as it goes)")
+    func manySmallChunks() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 1 << 30)
+        for index in 0..<5000 { #expect(buffer.offer(Self.pattern(index, 1))) }
+        var received = Data()
+        for index in 0..<3000 {
+            received.append(try #require(try await buffer.next()))
+            if index % 2 == 0 { #expect(buffer.offer(Self.pattern(5000 + index / 2, 1))) }
+        }
+        buffer.finish(nil)
+        received.append(try await Self.drain(buffer))
+        #expect(received == Self.pattern(0, 6500))
+    }
+
+    @Test("A waiting consumer gets the next chunk at once; an error ends the stream after what was buffered")
+    func waiterAndFailure() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 10, spillLimit: 1000)
+        async let first = buffer.next()
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(buffer.append(Data("hello".utf8)) == .taken)
+        #expect(try await first == Data("hello".utf8))
+        for byte in 0..<30 { _ = buffer.append(Data([UInt8(byte)])) }
+        buffer.finish(TransportError(.connectionLost, url: nil, message: "dropped"))
+        var received = Data()
+        do {
+            while let chunk = try await buffer.next() { received.append(chunk) }
+            Issue.record("ended without the error")
+        } catch {
+            #expect((error as? TransportError)?.code == .connectionLost)
+        }
+        #expect(received == Data((0..<30).map { UInt8($0) }), "memory and disk were read before the error")
+    }
+
+    @Test("SpillFile: reads back what was written, refuses past its limit, and empties when drained")
+    func spillFile() throws {
+        let file = try SpillFile(limit: 1000)
+        #expect(try file.read(upTo: 10) == nil)
+        #expect(try file.write(Self.pattern(0, 600)))
+        #expect(try !file.write(Self.pattern(600, 401)), "1,001 unread bytes would exceed the limit")
+        #expect(try file.write(Self.pattern(600, 400)))
+        #expect(file.pending == 1000)
+        #expect(try file.read(upTo: 700) == Self.pattern(0, 700))
+        #expect(try file.write(Self.pattern(1000, 700)), "room again once read")
+        #expect(try file.read(upTo: 5000) == Self.pattern(700, 1000))
+        #expect(file.pending == 0)
+        #expect(try file.read(upTo: 0) == nil)
+        #expect(try file.write(Self.pattern(0, 1000)), "a drained file starts again from zero")
+        #expect(try !SpillFile(limit: -5).write(Data([1])), "a negative limit holds nothing")
+    }
+
+    @Test("SpillFile in a directory that does not exist throws a typed error")
+    func spillFileUnwritable() {
+        #expect(throws: TransportError.self) {
+            try SpillFile(limit: 10, directory: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)"))
+        }
+    }
+}
