@@ -71,6 +71,44 @@ struct URLSessionStreamTests {
             #expect(URLSessionTransport().streamBufferSize == 1 << 20, "the default")
         }
 
+        @Test("Linux: a session with a delegate of its own streams the body as one chunk at its end, with the same errors")
+        func ownDelegateSession() async throws {
+            final class OwnDelegate: NSObject, URLSessionDataDelegate, Sendable {}
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let body = Self.pattern(300_000)
+            server.route("GET", "/body") { _ in LoopbackResponse(status: 200, body: body) }
+            server.route("GET", "/missing") { _ in LoopbackResponse(status: 404, body: Data("gone".utf8)) }
+            server.route("GET", "/cut") { _ in
+                LoopbackResponse(status: 200, body: body).with { $0.closeMidBody = true }
+            }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            let session = URLSession(configuration: configuration, delegate: OwnDelegate(), delegateQueue: nil)
+            defer { session.finishTasksAndInvalidate() }
+            let transport = URLSessionTransport(session: session)
+
+            let (stream, response) = try await transport.stream(for: URLRequest(url: server.url("/body")))
+            #expect(response.statusCode == 200)
+            var chunks: [Data] = []
+            for try await chunk in stream { chunks.append(chunk) }
+            #expect(chunks == [body], "one chunk, the whole body")
+
+            let (missing, status) = try await transport.stream(for: URLRequest(url: server.url("/missing")))
+            #expect(status.statusCode == 404)
+            #expect(try await missing.collect(maxBytes: 1 << 20) == Data("gone".utf8))
+
+            do {
+                let (cut, _) = try await transport.stream(for: URLRequest(url: server.url("/cut")))
+                _ = try await cut.collect(maxBytes: 1 << 20)
+                Issue.record("a body cut short streamed without an error")
+            } catch {
+                let code = (error as? TransportError)?.code
+                #expect(code == .truncatedBody || code == .connectionLost, "\(error)")
+            }
+            #expect(server.requests(path: "/body").count == 1)
+        }
+
         @Test(
             "Linux: a consumer further behind than the buffer and the spill limit ends the stream with .responseTooLarge",
             arguments: [Int64(0), 1 << 20])
