@@ -71,7 +71,7 @@ struct URLSessionStreamTests {
             #expect(URLSessionTransport().streamBufferSize == 1 << 20, "the default")
         }
 
-        @Test("Linux: a session with a delegate of its own streams the body as one chunk at its end, with the same errors")
+        @Test("Linux: a session with a delegate of its own streams the body in one chunk at its end, errors the same")
         func ownDelegateSession() async throws {
             final class OwnDelegate: NSObject, URLSessionDataDelegate, Sendable {}
             let server = try LoopbackServer()
