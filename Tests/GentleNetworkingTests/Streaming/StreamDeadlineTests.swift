@@ -1,0 +1,116 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Streams keep the request's deadlines: the idle timeout (no byte from the network for
+/// `timeoutInterval`) and the transport's total deadline, on every transport; a consumer that is
+/// slow is not the network being idle.
+@Suite("Streaming deadlines: idle timeout and total deadline on every transport")
+struct StreamDeadlineTests {
+    /// A transport of `kind` with a total deadline.
+    static func transport(_ kind: TransportKind, totalTimeout: TimeInterval? = nil) throws -> any HTTPTransportProtocol {
+        switch kind {
+        case .urlSession:
+            return URLSessionTransport(session: makeIsolatedSession(), totalTimeout: totalTimeout)
+        case .curl:
+            #if canImport(CCurl)
+                return try CurlTransport(configuration: CurlTransport.Configuration(totalTimeout: totalTimeout))
+            #else
+                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
+            #endif
+        }
+    }
+
+    /// Reads `stream` to its end, returning the bytes and the error it ended with.
+    static func read(_ stream: HTTPByteStream) async -> (bytes: Int, error: (any Error)?) {
+        var bytes = 0
+        do {
+            for try await chunk in stream { bytes += chunk.count }
+            return (bytes, nil)
+        } catch {
+            return (bytes, error)
+        }
+    }
+
+    @Test("A stream that goes quiet for the request's timeoutInterval ends with .timedOut", arguments: TransportKind.all)
+    func idleTimeout(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/quiet") { _ in .eventStream(["data: one\n\n", "data: late\n\n"], delay: 600) }
+        let transport = try Self.transport(kind)
+        var request = URLRequest(url: server.url("/quiet"))
+        request.timeoutInterval = 1
+        let started = Date()
+        let (stream, _) = try await transport.stream(for: request)
+        let (bytes, error) = await Self.read(stream)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(bytes == "data: one\n\n".utf8.count, "the first event arrived before the silence")
+        #expect((error as? TransportError)?.code == .timedOut, "\(String(describing: error))")
+        #expect(elapsed >= 0.9, "not before the timeout: \(elapsed) s")
+        #expect(elapsed < 120, "long before the server's 600 s pause (loose: a starved run is slow): \(elapsed) s")
+        #expect(server.completedResponseCount == 0)
+    }
+
+    @Test(
+        "A stream that never goes quiet still ends at the transport's total deadline with .timedOut",
+        arguments: TransportKind.all)
+    func totalDeadline(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        // An event every 0.1 s for 100 s: never idle for the 30 s idle timeout.
+        server.route("GET", "/drip") { _ in .eventStream((1...1000).map { "data: \($0)\n\n" }, delay: 0.1) }
+        let transport = try Self.transport(kind, totalTimeout: 2)
+        let started = Date()
+        let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/drip")))
+        let (bytes, error) = await Self.read(stream)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(bytes > 0, "events arrived before the deadline")
+        #expect((error as? TransportError)?.code == .timedOut, "\(String(describing: error))")
+        #expect(elapsed >= 1.9, "not before the deadline: \(elapsed) s")
+        #expect(elapsed < 90, "long before the server's 100 s (loose: a starved run is slow): \(elapsed) s")
+    }
+
+    @Test(
+        "A consumer slower than the idle timeout does not time the stream out: only the network's silence counts",
+        arguments: TransportKind.all)
+    func slowConsumerIsNotIdle(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let body = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        server.route("GET", "/big") { _ in LoopbackResponse(status: 200, body: body) }
+        let transport: any HTTPTransportProtocol
+        switch kind {
+        case .urlSession:
+            transport = URLSessionTransport(session: makeIsolatedSession(), streamBufferSize: 64 * 1024)
+        case .curl:
+            #if canImport(CCurl)
+                transport = try CurlTransport()
+            #else
+                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
+            #endif
+        }
+        var request = URLRequest(url: server.url("/big"))
+        request.timeoutInterval = 1
+        let (stream, _): (HTTPByteStream, HTTPURLResponse)
+        #if canImport(CCurl)
+            if let curl = transport as? CurlTransport {
+                // A small buffer, so libcurl pauses the socket while the consumer sleeps.
+                (stream, _) = try await curl.stream(for: request, bufferSize: 64 * 1024)
+            } else {
+                (stream, _) = try await transport.stream(for: request)
+            }
+        #else
+            (stream, _) = try await transport.stream(for: request)
+        #endif
+        var iterator = stream.makeAsyncIterator()
+        var received = try #require(try await iterator.next())
+        try await Task.sleep(nanoseconds: 3_000_000_000)  // three idle timeouts
+        while let chunk = try await iterator.next() { received.append(chunk) }
+        #expect(received == body)
+    }
+}
