@@ -13,7 +13,8 @@ import Testing
 @Suite("Streaming deadlines: idle timeout and total deadline on every transport")
 struct StreamDeadlineTests {
     /// A transport of `kind` with a total deadline.
-    static func transport(_ kind: TransportKind, totalTimeout: TimeInterval? = nil) throws -> any HTTPTransportProtocol {
+    static func transport(_ kind: TransportKind, totalTimeout: TimeInterval? = nil) throws -> any HTTPTransportProtocol
+    {
         switch kind {
         case .urlSession:
             return URLSessionTransport(session: makeIsolatedSession(), totalTimeout: totalTimeout)
@@ -37,7 +38,8 @@ struct StreamDeadlineTests {
         }
     }
 
-    @Test("A stream that goes quiet for the request's timeoutInterval ends with .timedOut", arguments: TransportKind.all)
+    @Test(
+        "A stream that goes quiet for the request's timeoutInterval ends with .timedOut", arguments: TransportKind.all)
     func idleTimeout(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
