@@ -257,7 +257,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                     TransportError(
                         .responseTooLarge, url: request.url,
                         message:
-                            "The stream's consumer fell more than \(buffer.highWater) bytes in memory and \(buffer.spillLimit ?? 0) on disk behind; URLSession on Linux cannot pause a transfer (CurlTransport can)."
+                            "The stream's consumer fell further behind than \(buffer.highWater) bytes in memory and \(buffer.spillLimit ?? 0) on disk can hold, or the disk refused the bytes; URLSession on Linux cannot pause a transfer (CurlTransport can)."
                     ), fromDelegate: true)
                 return
             case .full:

@@ -45,8 +45,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// consumer that is behind; 1 GiB by default, `0` for none. They sit in an owner-only
     /// temporary file that has no name (it is unlinked when made), read back in order and
     /// emptied whenever the consumer catches up, so the disk used is how far behind the consumer
-    /// is. Past it the stream fails with ``TransportError/Code/responseTooLarge``. Apple
-    /// platforms do not use it: the task is suspended instead.
+    /// is. The file is in the temporary directory (`TMPDIR`): where that is a `tmpfs`, the bytes
+    /// are in memory after all, so point `TMPDIR` at a disk for large streams to slow readers.
+    /// Past the limit, or if the disk refuses the bytes, the stream fails with
+    /// ``TransportError/Code/responseTooLarge``. Apple platforms do not use it: the task is
+    /// suspended instead.
     public let streamSpillLimit: Int64
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
