@@ -1,0 +1,177 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `curl` command line that sends the same request as a `URLRequest`: its method, URL, headers
+/// and body, for pasting into a terminal when a request fails.
+///
+/// Secrets are redacted by default, as in the logs: the values of `Authorization` (its scheme
+/// is kept: `Bearer <redacted>`), `Cookie`, API-key and token headers, sensitive query values,
+/// user info in the URL, and sensitive JSON or form fields of the body. A redacted command
+/// still runs, with `<redacted>` sent in their place. Pass
+/// ``SecretHandling/includeSecretsInPlainText`` to get the credentials themselves, and never
+/// log that.
+///
+/// Every argument is quoted for POSIX shells (`sh`, `dash`, `bash`, `zsh`), in single quotes, so
+/// nothing a server or a caller put in a URL, header or body can end the command or start
+/// another when it is pasted. Text with control characters never appears raw: a body that has
+/// any, or is not UTF-8 text, is piped in with `printf '%b' '…' | curl … --data-binary @-`, every
+/// such byte written as an octal escape, so the bytes sent are exactly the body's; any other
+/// argument with one is written `"$(printf '%b' '…')"`. What curl adds on its own is undone
+/// where it would change the request: a body without `Content-Type` gets `-H 'Content-Type:'`
+/// (curl would send `application/x-www-form-urlencoded`), and the URL is passed with
+/// `--globoff` so `[]{}` are not patterns.
+public struct CurlCommand: Sendable, CustomStringConvertible {
+    /// Whether credentials appear in the command.
+    public enum SecretHandling: Sendable, Equatable {
+        /// Credentials become `<redacted>` (the default).
+        case redact
+        /// Credentials appear as they are. The command is then a secret itself: do not log it,
+        /// attach it to a bug report or share it.
+        case includeSecretsInPlainText
+    }
+
+    /// The body sizes shown: a larger body is left out, with a comment saying so. 1 MiB.
+    public static let maxShownBodyBytes = 1 << 20
+
+    /// The arguments after `curl`, unquoted, in order. A body piped in (see
+    /// ``standardInput``) is the argument `@-`.
+    public let arguments: [String]
+    /// The body, when the command pipes it into curl's standard input (it is not UTF-8 text,
+    /// or holds control characters); `nil` otherwise.
+    public let standardInput: Data?
+    /// A note appended as a shell comment, such as a body that is not shown.
+    public let note: String?
+
+    /// Describes `request`.
+    ///
+    /// - Parameters:
+    ///   - request: The request. A request without a URL gives a command with no URL.
+    ///   - secrets: ``SecretHandling/redact`` by default.
+    ///   - alsoRedacting: More header names whose values are credentials (an auth service's own
+    ///     header, such as `X-Session`); compared without regard to case.
+    public init(_ request: URLRequest, secrets: SecretHandling = .redact, alsoRedacting: [String] = []) {
+        let redact = secrets == .redact
+        let extra = Set(alsoRedacting.map { $0.lowercased() })
+        var arguments: [String] = []
+        var note: String?
+        var standardInput: Data?
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let body = request.httpBody ?? Data()
+        let hasBody = !body.isEmpty || request.httpBodyStream != nil
+        if method == "HEAD" {
+            arguments.append("--head")
+        } else if method != "GET" || hasBody {
+            arguments += ["-X", method]
+        }
+        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        for (name, value) in headers {
+            let shown: String
+            if redact, extra.contains(name.lowercased()) {
+                shown = Redactor.placeholder
+            } else {
+                shown = redact ? Redactor.headerValue(name: name, value: value) : value
+            }
+            // `Name:` with no value would tell curl to drop the header; `Name;` sends it empty.
+            arguments += ["-H", shown.isEmpty ? "\(name);" : "\(name): \(shown)"]
+        }
+        if hasBody, !headers.contains(where: { $0.key.lowercased() == "content-type" }) {
+            arguments += ["-H", "Content-Type:"]
+        }
+        if request.httpBodyStream != nil {
+            note = "the body is a stream and is not shown"
+        } else if body.count > Self.maxShownBodyBytes {
+            note = "the body (\(body.count) bytes) is not shown"
+        } else if !body.isEmpty {
+            let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
+            let shown = Self.shownBody(body, contentType: contentType, redact: redact)
+            if let text = String(validating: shown, as: UTF8.self), !Self.hasControlCharacters(text) {
+                arguments += ["--data-binary", text]
+            } else {
+                arguments += ["--data-binary", "@-"]
+                standardInput = shown
+            }
+        }
+        arguments.append("--globoff")
+        if let url = request.url {
+            arguments.append(redact ? Redactor.url(url) : url.absoluteString)
+        }
+        self.arguments = arguments
+        self.note = note
+        self.standardInput = standardInput
+    }
+
+    /// The command on one line: `curl` and the quoted arguments (after `printf … |` when the
+    /// body is piped in), then the note as a comment.
+    public var description: String {
+        var line = (["curl"] + arguments.map(Self.quoted)).joined(separator: " ")
+        if let standardInput {
+            line = "printf '%b' '" + Self.printfEscaped(standardInput) + "' | " + line
+        }
+        guard let note else { return line }
+        return line + "  # " + note.filter { !$0.isNewline && !Self.hasControlCharacters(String($0)) }
+    }
+
+    /// The body as shown: as it is, or with sensitive JSON or form fields redacted.
+    private static func shownBody(_ body: Data, contentType: String, redact: Bool) -> Data {
+        guard redact else { return body }
+        if contentType.contains("json"), body.count <= Redactor.maxScannedBodyBytes,
+            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+            let data = try? JSONSerialization.data(
+                withJSONObject: Redactor.redactJSON(object), options: [.sortedKeys, .fragmentsAllowed])
+        {
+            return data
+        }
+        if contentType.contains("x-www-form-urlencoded"), let form = String(validating: body, as: UTF8.self) {
+            return Data(Redactor.redactForm(form).utf8)
+        }
+        return body
+    }
+
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
+    /// `argument` quoted for a POSIX shell: bare when it is made of safe characters, else in
+    /// single quotes, or as `"$(printf '%b' '…')"` when it holds a control character.
+    static func quoted(_ argument: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+%")
+        if !argument.isEmpty, argument.allSatisfy({ safe.contains($0) }) { return argument }
+        if hasControlCharacters(argument) {
+            return "\"$(printf '%b' '" + printfEscaped(Data(argument.utf8)) + "')\""
+        }
+        return "'" + argument.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+
+    /// `bytes` for `printf '%b'` inside single quotes: printable ASCII as it is, every other
+    /// byte (and `\` and `'`) as `\0` and three octal digits, so any byte, NUL included,
+    /// comes out as it went in.
+    static func printfEscaped(_ bytes: Data) -> String {
+        var result = ""
+        result.reserveCapacity(bytes.count)
+        for byte in bytes {
+            if (0x20...0x7E).contains(byte), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "'") {
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                result += "\\0" + String(byte, radix: 8).leftPadded(to: 3)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension URLRequest {
+    /// A `curl` command that sends this request, with credentials redacted unless asked for:
+    /// see ``CurlCommand``.
+    public func curlCommand(secrets: CurlCommand.SecretHandling = .redact) -> String {
+        CurlCommand(self, secrets: secrets).description
+    }
+}
