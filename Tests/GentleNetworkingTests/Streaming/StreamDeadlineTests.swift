@@ -83,7 +83,7 @@ struct StreamDeadlineTests {
     func slowConsumerIsNotIdle(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
-        let body = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let body = patternBytes(4 << 20, multiplier: 13)
         server.route("GET", "/big") { _ in LoopbackResponse(status: 200, body: body) }
         let transport: any HTTPTransportProtocol
         switch kind {

@@ -104,3 +104,18 @@ func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
         }
     }
 }
+
+/// `count` bytes, byte `i` being `i * multiplier + (i >> 10)` truncated: no two nearby offsets
+/// alike, so loss or reordering shows. Written through a buffer pointer: `(0..<n).map { … }`
+/// takes seconds for megabytes in a debug or ThreadSanitizer build, and blocks a cooperative
+/// pool thread meanwhile, starving parallel tests that wait on the network.
+func patternBytes(_ count: Int, multiplier: Int) -> Data {
+    var data = Data(count: max(0, count))
+    data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+        guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        for index in 0..<buffer.count {
+            base[index] = UInt8(truncatingIfNeeded: index &* multiplier &+ (index >> 10))
+        }
+    }
+    return data
+}

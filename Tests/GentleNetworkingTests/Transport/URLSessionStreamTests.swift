@@ -13,13 +13,13 @@ struct URLSessionStreamTests {
     func streamsBeforeTheEnd() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
-        let payload = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 11) })
+        let payload = patternBytes(4 << 20, multiplier: 11)
         server.route("GET", "/body") { _ in
-            // 64 KiB, then a pause far longer than the test, then the rest: only a stream that
-            // delivers as it goes sees the first bytes in time.
+            // 64 KiB, then a 6 s pause (a starved run still reads its first chunk well within it),
+            // then the rest: only a stream that delivers as it goes sees the first bytes in time.
             LoopbackResponse(status: 200, headers: [("X-Kind", "stream")], body: payload).with {
                 $0.chunkSize = 64 * 1024
-                $0.delayMidBody = 2
+                $0.delayMidBody = 6
             }
         }
         let transport = URLSessionTransport(session: makeIsolatedSession())
@@ -29,7 +29,7 @@ struct URLSessionStreamTests {
         #expect(response.value(forHTTPHeaderField: "X-Kind") == "stream")
         var iterator = stream.makeAsyncIterator()
         var received = try #require(try await iterator.next())
-        #expect(seconds(since: started) < 1.9 || server.completedResponseCount == 0, "a chunk before the pause")
+        #expect(seconds(since: started) < 5.9 || server.completedResponseCount == 0, "a chunk before the pause")
         #expect(server.completedResponseCount == 0, "the first bytes came before the server finished")
         while let chunk = try await iterator.next() { received.append(chunk) }
         #expect(received == payload)
@@ -39,7 +39,7 @@ struct URLSessionStreamTests {
     #if !canImport(Darwin)
         /// `count` bytes that differ from one offset to the next, so loss or reordering shows.
         static func pattern(_ count: Int) -> Data {
-            Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ ($0 >> 10)) })
+            patternBytes(count, multiplier: 7)
         }
 
         @Test("Linux: a consumer far behind still gets every byte in order; what it has not read waits on disk")
