@@ -72,11 +72,17 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
     public let duration: TimeInterval?
     /// The failure, for ``Event/failure``.
     public let errorDescription: String?
+    /// The same number on every record of one logical request (its request record, then its
+    /// response or failure), unique in the process; `0` for a record made by hand.
+    public let requestID: UInt64
+    /// When the record was made.
+    public let timestamp: Date
 
     /// Creates a record. The values are stored as given: redact them before.
     public init(
         event: Event, method: String, url: String, statusCode: Int? = nil, headers: [String: String] = [:],
-        bodyExcerpt: String? = nil, duration: TimeInterval? = nil, errorDescription: String? = nil
+        bodyExcerpt: String? = nil, duration: TimeInterval? = nil, errorDescription: String? = nil,
+        requestID: UInt64 = 0, timestamp: Date = Date()
     ) {
         self.event = event
         self.method = method
@@ -86,6 +92,16 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
         self.bodyExcerpt = bodyExcerpt
         self.duration = duration
         self.errorDescription = errorDescription
+        self.requestID = requestID
+        self.timestamp = timestamp
+    }
+
+    /// This record with `requestID`.
+    func numbered(_ requestID: UInt64) -> NetworkLogRecord {
+        NetworkLogRecord(
+            event: event, method: method, url: url, statusCode: statusCode, headers: headers,
+            bodyExcerpt: bodyExcerpt, duration: duration, errorDescription: errorDescription, requestID: requestID,
+            timestamp: timestamp)
     }
 
     /// One line, such as `← 200 GET https://api/x (12.3 ms)`.

@@ -22,13 +22,7 @@ extension HTTPNetworkService {
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (HTTPByteStream, HTTPURLResponse) {
         let request = try await prepare(endpoint, environment)
-        let logging = logger.isEnabled
-        let secrets = logging ? secrets(of: request) : []
-        if logging { logger.log(.request(request, secrets: secrets)) }
-        let start = DispatchTime.now().uptimeNanoseconds
-        func elapsed() -> TimeInterval {
-            TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
-        }
+        let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
         let body: HTTPByteStream
         let response: HTTPURLResponse
         do {
@@ -36,7 +30,7 @@ extension HTTPNetworkService {
                 try await transport.stream(for: request)
             }
         } catch {
-            if logging { logger.log(.failure(error, request: request, duration: elapsed(), secrets: secrets)) }
+            log?.failure(error)
             let failure = mapped(error, request: request)
             await notifyIfUnauthorized(failure)
             throw failure
@@ -52,16 +46,12 @@ extension HTTPNetworkService {
                 // What arrived before the failure is the error's body.
             }
             body.cancel()
-            if logging {
-                logger.log(.response(response, body: data, request: request, duration: elapsed(), secrets: secrets))
-            }
+            log?.response(response, body: data)
             if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
             throw statusError(response, data: data, request: request)
         }
         // The head is logged; the body is the caller's to read, so it is not.
-        if logging {
-            logger.log(.response(response, body: Data(), request: request, duration: elapsed(), secrets: secrets))
-        }
+        log?.response(response, body: Data())
         let service = self
         return (body.mappingErrors { service.mapped($0, request: request) }, response)
     }

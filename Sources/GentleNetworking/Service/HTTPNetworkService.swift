@@ -263,13 +263,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// `bodyLimit` is the endpoint's ``EndpointProtocol/maxResponseBytes``, applied to the whole
     /// transport stack for this call; `nil` leaves the transport's limit.
     private func send(_ request: URLRequest, bodyLimit: Int64?) async throws -> (Data, HTTPURLResponse) {
-        let logging = logger.isEnabled
-        let secrets = logging ? secrets(of: request) : []
-        if logging { logger.log(.request(request, secrets: secrets)) }
-        let start = DispatchTime.now().uptimeNanoseconds
-        func elapsed() -> TimeInterval {
-            TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
-        }
+        let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
         do {
             let (data, response) = try await Origin.withCredentialHeaders([authService.headerField]) {
                 if let bodyLimit {
@@ -278,12 +272,10 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
                     try await transport.data(for: request)
                 }
             }
-            if logging {
-                logger.log(.response(response, body: data, request: request, duration: elapsed(), secrets: secrets))
-            }
+            log?.response(response, body: data)
             return (data, response)
         } catch {
-            if logging { logger.log(.failure(error, request: request, duration: elapsed(), secrets: secrets)) }
+            log?.failure(error)
             throw mapped(error, request: request)
         }
     }

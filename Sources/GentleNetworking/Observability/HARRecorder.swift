@@ -1,0 +1,179 @@
+import Foundation
+
+/// A ``NetworkLogger`` that keeps every exchange as an entry of a HAR 1.2 file (HTTP Archive),
+/// the format a browser's network panel opens: method, URL, headers, the start of each body,
+/// the status and the time taken, and failures.
+///
+/// It sees only the service's log records, so what it writes is redacted as the logs are:
+/// credential headers, cookies, API keys and secret-looking query, JSON and form fields are
+/// `<redacted>`, and bodies are their first 1 KiB (`content.size` and `bodySize` give the real
+/// sizes where the headers say them, else -1). Timings are the whole exchange (`wait`); a
+/// failure is an entry with status 0 and the error in `_error`, as browsers record it.
+///
+/// Memory is bounded: at most `maxEntries` entries are kept (later ones are counted in
+/// `_droppedEntries`), and a request with no response or failure yet is held until then.
+///
+/// ```swift
+/// let har = HARRecorder()
+/// let service = HTTPNetworkService(authService: auth, logger: har)
+/// // … requests …
+/// try har.write(to: URL(fileURLWithPath: "session.har"))
+/// ```
+public final class HARRecorder: NetworkLogger, Sendable {
+    private struct State {
+        var pending: [UInt64: NetworkLogRecord] = [:]
+        /// Each entry as `JSONSerialization` takes it.
+        var entries: [[String: Any]] = []
+        var dropped = 0
+        var firstRecord: Date?
+    }
+
+    /// The most entries kept: 10,000 by default.
+    public let maxEntries: Int
+    /// The name in the file's `creator`.
+    public let creatorName: String
+    private let state = Locked(State())
+
+    /// Creates an empty recorder.
+    ///
+    /// - Parameters:
+    ///   - creatorName: The `creator.name` of the file; `"GentleNetworking"` by default.
+    ///   - maxEntries: The most entries kept; 10,000 by default. Values below 1 count as 1.
+    public init(creatorName: String = "GentleNetworking", maxEntries: Int = 10_000) {
+        self.creatorName = creatorName
+        self.maxEntries = max(1, maxEntries)
+    }
+
+    /// How many entries the file would hold now.
+    public var entryCount: Int { state.withLock { $0.entries.count } }
+
+    /// Keeps `record`: a request waits for its response or failure, which makes the entry.
+    public func log(_ record: NetworkLogRecord) {
+        state.withLock { state in
+            if state.firstRecord == nil { state.firstRecord = record.timestamp }
+            switch record.event {
+            case .request:
+                if state.pending.count < maxEntries { state.pending[record.requestID] = record }
+            case .response, .failure:
+                let request = state.pending.removeValue(forKey: record.requestID)
+                guard state.entries.count < maxEntries else {
+                    state.dropped += 1
+                    return
+                }
+                state.entries.append(Self.entry(request: request, outcome: record))
+            }
+        }
+    }
+
+    /// Forgets every entry.
+    public func reset() {
+        state.withLock { $0 = State() }
+    }
+
+    /// The HAR file's JSON: one page for the session, then the entries in the order they ended.
+    public func harData() -> Data {
+        let (entries, dropped, first) = state.withLock { ($0.entries, $0.dropped, $0.firstRecord) }
+        var log: [String: Any] = [
+            "version": "1.2",
+            "creator": ["name": creatorName, "version": "1"],
+            "pages": [
+                [
+                    "startedDateTime": Self.timestamp(first ?? Date()), "id": Self.pageID,
+                    "title": "\(creatorName) session", "pageTimings": [String: Any](),
+                ]
+            ],
+            "entries": entries,
+        ]
+        if dropped > 0 { log["_droppedEntries"] = dropped }
+        let data = try? JSONSerialization.data(withJSONObject: ["log": log], options: [.sortedKeys, .prettyPrinted])
+        return data
+            ?? Data(#"{"log":{"version":"1.2","creator":{"name":"GentleNetworking","version":"1"},"entries":[]}}"#.utf8)
+    }
+
+    /// Writes ``harData()`` to `url`, replacing the file atomically, readable by its owner only
+    /// (it holds URLs and bodies, redacted but private).
+    public func write(to url: URL) throws {
+        try harData().write(to: url, options: [.atomic])
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+    }
+
+    // MARK: Entries
+
+    private static let pageID = "page_1"
+
+    private static func entry(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> [String: Any] {
+        let milliseconds = max(0, (outcome.duration ?? 0) * 1000)
+        let started = request?.timestamp ?? outcome.timestamp.addingTimeInterval(-(outcome.duration ?? 0))
+        let requestHeaders = request?.headers ?? [:]
+        var requestObject: [String: Any] = [
+            "method": outcome.method, "url": outcome.url, "httpVersion": "HTTP/1.1", "cookies": [Any](),
+            "headers": headerList(requestHeaders), "queryString": queryList(request?.url ?? outcome.url),
+            "headersSize": -1, "bodySize": declaredSize(requestHeaders) ?? (request?.bodyExcerpt == nil ? 0 : -1),
+        ]
+        if let body = request?.bodyExcerpt {
+            requestObject["postData"] = ["mimeType": header("Content-Type", in: requestHeaders) ?? "", "text": body]
+        }
+        var entry: [String: Any] = [
+            "pageref": pageID, "startedDateTime": timestamp(started), "time": milliseconds, "request": requestObject,
+            "cache": [String: Any](),
+            "timings": [
+                "blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": milliseconds, "receive": 0,
+            ],
+        ]
+        switch outcome.event {
+        case .failure:
+            entry["response"] = [
+                "status": 0, "statusText": "", "httpVersion": "", "cookies": [Any](), "headers": [Any](),
+                "content": ["size": 0, "mimeType": ""], "redirectURL": "", "headersSize": -1, "bodySize": -1,
+            ]
+            entry["_error"] = outcome.errorDescription ?? "unknown error"
+        default:
+            let headers = outcome.headers
+            var content: [String: Any] = [
+                "size": declaredSize(headers) ?? outcome.bodyExcerpt?.utf8.count ?? 0,
+                "mimeType": header("Content-Type", in: headers) ?? "",
+            ]
+            if let text = outcome.bodyExcerpt, !text.isEmpty { content["text"] = text }
+            entry["response"] = [
+                "status": outcome.statusCode ?? 0,
+                "statusText": HTTPURLResponse.localizedString(forStatusCode: outcome.statusCode ?? 0),
+                "httpVersion": "HTTP/1.1", "cookies": [Any](), "headers": headerList(headers), "content": content,
+                "redirectURL": header("Location", in: headers) ?? "", "headersSize": -1,
+                "bodySize": declaredSize(headers) ?? -1,
+            ]
+        }
+        return entry
+    }
+
+    private static func headerList(_ headers: [String: String]) -> [[String: String]] {
+        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { ["name": $0.key, "value": $0.value] }
+    }
+
+    private static func header(_ name: String, in headers: [String: String]) -> String? {
+        headers.first { $0.key.equalsIgnoringASCIICase(name) }?.value
+    }
+
+    /// The `Content-Length` the headers declare, when it is one plain number.
+    private static func declaredSize(_ headers: [String: String]) -> Int? {
+        header("Content-Length", in: headers).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map {
+            max(0, $0)
+        }
+    }
+
+    /// The query of `url` (already redacted), item by item, percent-decoded.
+    private static func queryList(_ url: String) -> [[String: String]] {
+        guard let query = url.split(separator: "?", maxSplits: 1).dropFirst().first else { return [] }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring?) -> String {
+                let raw = String(text ?? "").replacingOccurrences(of: "+", with: " ")
+                return raw.removingPercentEncoding ?? raw
+            }
+            return ["name": decoded(parts.first), "value": decoded(parts.count > 1 ? parts[1] : nil)]
+        }
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+    }
+}

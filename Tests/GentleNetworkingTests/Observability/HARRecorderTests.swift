@@ -1,0 +1,167 @@
+import Foundation
+import GentleNetworkingTesting
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Reads a HAR file with haralyzer (PyPI), an independent parser, touching every field HAR 1.2
+/// requires of a page and an entry, and prints one JSON summary line per entry.
+private let haralyzerScript = #"""
+    import json, sys
+    from haralyzer import HarParser
+    with open(sys.argv[1]) as f:
+        parser = HarParser(json.load(f))
+    assert parser.har_data["version"] == "1.2", parser.har_data["version"]
+    assert parser.creator["name"]
+    pages = parser.pages
+    assert len(pages) == 1
+    page = pages[0]
+    assert page.startedDateTime and page.title is not None
+    out = []
+    for entry in page.entries:
+        request, response = entry.request, entry.response
+        # Through haralyzer's accessors where it has them; every field HAR 1.2 requires present.
+        for field in ("method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"):
+            getattr(request, field)
+        for field in ("status", "statusText", "httpVersion", "headers", "redirectURL", "headersSize", "bodySize",
+                      "mimeType", "contentSize"):
+            getattr(response, field)
+        raw = entry.raw_entry
+        for key in ("startedDateTime", "time", "request", "response", "cache", "timings"):
+            assert key in raw, key
+        assert isinstance(raw["response"]["cookies"], list) and isinstance(raw["request"]["cookies"], list)
+        content = entry.raw_entry["response"]["content"]
+        assert isinstance(content["size"], int) and isinstance(content["mimeType"], str)
+        assert entry.startTime is not None and entry.time >= 0 and entry.pageref == page.page_id
+        timings = entry.timings
+        assert all(timings[key] >= -1 for key in ("send", "wait", "receive"))
+        out.append({
+            "method": request.method, "url": request.url, "status": response.status,
+            "query": {q["name"]: q["value"] for q in request.queryString},
+            "postData": entry.raw_entry["request"].get("postData", {}).get("text"),
+            "error": entry.raw_entry.get("_error"), "mimeType": content["mimeType"],
+        })
+    # haralyzer's page analysis reads sizes and times from every entry.
+    assert page.page_size >= 0 and len(page.get_requests) == 3 and len(page.post_requests) == 1
+    print(json.dumps(out))
+    """#
+
+/// The Python with haralyzer: `GENTLE_HAR_PYTHON` (set by `scripts/test`, which installs it),
+/// else the virtual environment `scripts/test` makes in `.build/har-venv`.
+private func harPython() -> String? {
+    if let path = ProcessInfo.processInfo.environment["GENTLE_HAR_PYTHON"], !path.isEmpty { return path }
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    let venv = package.appendingPathComponent(".build/har-venv/bin/python3").path
+    return FileManager.default.isExecutableFile(atPath: venv) ? venv : nil
+}
+
+@Suite("HARRecorder: a HAR 1.2 file of the session, redacted, read back by haralyzer")
+struct HARRecorderTests {
+    @Test("Requests, a 404 and a refused connection become entries haralyzer reads; no credential is in the file")
+    func haralyzerReadsTheFile() async throws {
+        let python = try #require(harPython(), "haralyzer is missing: run scripts/test, which installs it")
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/users") { _ in .json(#"[{"id":1,"name":"Ada"}]"#) }
+        server.route("POST", "/users") { _ in .json(#"{"id":2}"#).with { $0.status = 201 } }
+        server.route("GET", "/missing") { _ in LoopbackResponse(status: 404, body: Data("no such thing".utf8)) }
+        let har = HARRecorder(creatorName: "HARRecorderTests")
+        let service = HTTPNetworkService(
+            transport: try TransportKind.curl.make(), authService: InMemoryAuthService(token: "tok-har-secret"),
+            logger: har)
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        struct User: Codable, Sendable { let id: Int }
+        let _: [User] = try await service.request(
+            to: Endpoint(
+                path: "/users", method: .get,
+                query: [URLQueryItem(name: "page", value: "2"), URLQueryItem(name: "api_key", value: "key-123456")],
+                requiresAuth: true),
+            via: environment)
+        let _: User = try await service.request(
+            to: Endpoint(
+                path: "/users", method: .post,
+                body: ["name": EndpointAnyEncodable("Bob"), "password": EndpointAnyEncodable("pw-654321")],
+                requiresAuth: true),
+            via: environment)
+        await #expect(throws: NetworkError.self) {
+            let _: User = try await service.request(to: Endpoint(path: "/missing", method: .get), via: environment)
+        }
+        let refusing = try RefusingPort()
+        let refused = DefaultAPIEnvironment(baseURL: refusing.baseURL)
+        await #expect(throws: NetworkError.self) {
+            let _: User = try await service.request(to: Endpoint(path: "/down", method: .get), via: refused)
+        }
+        #expect(har.entryCount == 4)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("session-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try har.write(to: file)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        for secret in ["tok-har-secret", "key-123456", "pw-654321"] {
+            #expect(!text.contains(secret), "\(secret) is in the HAR file")
+        }
+
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("read-har-\(UUID().uuidString).py")
+        defer { try? FileManager.default.removeItem(at: script) }
+        try Data(haralyzerScript.utf8).write(to: script)
+        let (status, output) = try runInShell("'\(python)' '\(script.path)' '\(file.path)'")
+        #expect(status == 0, "\(output)")
+        let entries = try #require(
+            try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]], "\(output)")
+        #expect(entries.map { $0["method"] as? String } == ["GET", "POST", "GET", "GET"])
+        #expect(entries.map { $0["status"] as? Int } == [200, 201, 404, 0])
+        let query = try #require(entries.first?["query"] as? [String: String])
+        #expect(query["page"] == "2" && query["api_key"] == "<redacted>", "\(query)")
+        let posted = try #require(entries[1]["postData"] as? String)
+        #expect(posted.contains("Bob") && posted.contains("<redacted>"), "\(posted)")
+        #expect((entries[0]["mimeType"] as? String)?.hasPrefix("application/json") == true)
+        #expect(entries[2]["error"] is NSNull || entries[2]["error"] == nil)
+        #expect((entries[3]["error"] as? String)?.isEmpty == false, "the refused connection's error")
+        #expect((entries[3]["url"] as? String)?.hasSuffix("/down") == true)
+        withExtendedLifetime(refusing) {}
+    }
+
+    @Test("Entries are bounded: past maxEntries they are counted, not kept; reset forgets them")
+    func bounded() throws {
+        let har = HARRecorder(maxEntries: 2)
+        for id in 1...5 as ClosedRange<UInt64> {
+            har.log(NetworkLogRecord(event: .request, method: "GET", url: "http://h.example/\(id)", requestID: id))
+            har.log(
+                NetworkLogRecord(
+                    event: .response, method: "GET", url: "http://h.example/\(id)", statusCode: 200, duration: 0.01,
+                    requestID: id))
+        }
+        #expect(har.entryCount == 2)
+        let json = try #require(try JSONSerialization.jsonObject(with: har.harData()) as? [String: Any])
+        let log = try #require(json["log"] as? [String: Any])
+        #expect(log["_droppedEntries"] as? Int == 3)
+        #expect((log["entries"] as? [Any])?.count == 2)
+        har.reset()
+        #expect(har.entryCount == 0)
+    }
+
+    @Test("Every record of one request carries the same requestID; different requests differ")
+    func requestIDs() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/a") { _ in .json("{}") }
+        let records = Locked<[NetworkLogRecord]>([])
+        let service = HTTPNetworkService(
+            transport: try TransportKind.curl.make(), authService: InMemoryAuthService(),
+            logger: ClosureNetworkLogger { record in records.withLock { $0.append(record) } })
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        for _ in 0..<2 { _ = try await service.requestData(to: Endpoint(path: "/a", method: .get), via: environment) }
+        let seen = records.current
+        #expect(seen.map(\.event) == [.request, .response, .request, .response])
+        #expect(seen[0].requestID == seen[1].requestID && seen[2].requestID == seen[3].requestID)
+        #expect(seen[0].requestID != seen[2].requestID && seen[0].requestID != 0)
+        #expect(seen[0].timestamp <= seen[1].timestamp)
+    }
+}
