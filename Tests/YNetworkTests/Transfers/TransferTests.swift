@@ -152,9 +152,13 @@ struct TransferTests {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/stall") { _ in
-            LoopbackResponse(status: 200, body: Data(count: 1 << 20)).with {
+            // The server counts a hang-up only while it pauses, so the first half (32 KiB) goes
+            // out in one write: the client cannot see a byte, and cancel, before the pause. (With
+            // 1 MiB in 16 KiB writes, a client that cancelled while the server was still writing
+            // the first half under ThreadSanitizer was never counted: the write failed instead.)
+            LoopbackResponse(status: 200, body: Data(count: 64 << 10)).with {
                 $0.delayMidBody = 300
-                $0.chunkSize = 16 * 1024
+                $0.chunkSize = 64 << 10
             }
         }
         let manager = makeManager(server: server)
