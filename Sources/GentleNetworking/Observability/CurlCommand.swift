@@ -54,7 +54,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     ///     header, such as `X-Session`); compared without regard to case.
     public init(_ request: URLRequest, secrets: SecretHandling = .redact, alsoRedacting: [String] = []) {
         let redact = secrets == .redact
-        let extra = Set(alsoRedacting.map { $0.lowercased() })
+        // As in the log records: credentials by name, and their values wherever they recur (a
+        // token echoed in a body field, the auth service's own header).
+        let secretValues = redact ? Redactor.credentialValues(of: request, alsoHeaders: alsoRedacting) : []
         var arguments: [String] = []
         var note: String?
         var standardInput: Data?
@@ -68,12 +70,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         }
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         for (name, value) in headers {
-            let shown: String
-            if redact, extra.contains(name.lowercased()) {
-                shown = Redactor.placeholder
-            } else {
-                shown = redact ? Redactor.headerValue(name: name, value: value) : value
-            }
+            let shown =
+                redact ? Redactor.scrub(Redactor.headerValue(name: name, value: value), secrets: secretValues) : value
             // `Name:` with no value would tell curl to drop the header; `Name;` sends it empty.
             arguments += ["-H", shown.isEmpty ? "\(name);" : "\(name): \(shown)"]
         }
@@ -86,7 +84,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             note = "the body (\(body.count) bytes) is not shown"
         } else if !body.isEmpty {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
-            let shown = Self.shownBody(body, contentType: contentType, redact: redact)
+            let shown = Self.shownBody(body, contentType: contentType, redact: redact, secrets: secretValues)
             if let text = String(validating: shown, as: UTF8.self), !Self.hasControlCharacters(text) {
                 arguments += ["--data-binary", text]
             } else {
@@ -96,7 +94,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         }
         arguments.append("--globoff")
         if let url = request.url {
-            arguments.append(redact ? Redactor.url(url) : url.absoluteString)
+            arguments.append(redact ? Redactor.scrub(Redactor.url(url), secrets: secretValues) : url.absoluteString)
         }
         self.arguments = arguments
         self.note = note
@@ -114,20 +112,22 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         return line + "  # " + note.filter { !$0.isNewline && !Self.hasControlCharacters(String($0)) }
     }
 
-    /// The body as shown: as it is, or with sensitive JSON or form fields redacted.
-    private static func shownBody(_ body: Data, contentType: String, redact: Bool) -> Data {
+    /// The body as shown: as it is, or with sensitive JSON or form fields redacted and the
+    /// request's credential values scrubbed from text.
+    private static func shownBody(_ body: Data, contentType: String, redact: Bool, secrets: [String]) -> Data {
         guard redact else { return body }
+        var shown = body
         if contentType.contains("json"), body.count <= Redactor.maxScannedBodyBytes,
             let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
             let data = try? JSONSerialization.data(
                 withJSONObject: Redactor.redactJSON(object), options: [.sortedKeys, .fragmentsAllowed])
         {
-            return data
+            shown = data
+        } else if contentType.contains("x-www-form-urlencoded"), let form = String(validating: body, as: UTF8.self) {
+            shown = Data(Redactor.redactForm(form).utf8)
         }
-        if contentType.contains("x-www-form-urlencoded"), let form = String(validating: body, as: UTF8.self) {
-            return Data(Redactor.redactForm(form).utf8)
-        }
-        return body
+        guard let text = String(validating: shown, as: UTF8.self) else { return shown }
+        return Data(Redactor.scrub(text, secrets: secrets).utf8)
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {

@@ -12,21 +12,6 @@ import Testing
 /// slow is not the network being idle.
 @Suite("Streaming deadlines: idle timeout and total deadline on every transport")
 struct StreamDeadlineTests {
-    /// A transport of `kind` with a total deadline.
-    static func transport(_ kind: TransportKind, totalTimeout: TimeInterval? = nil) throws -> any HTTPTransportProtocol
-    {
-        switch kind {
-        case .urlSession:
-            return URLSessionTransport(session: makeIsolatedSession(), totalTimeout: totalTimeout)
-        case .curl:
-            #if canImport(CCurl)
-                return try CurlTransport(configuration: CurlTransport.Configuration(totalTimeout: totalTimeout))
-            #else
-                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
-            #endif
-        }
-    }
-
     /// Reads `stream` to its end, returning the bytes and the error it ended with.
     static func read(_ stream: HTTPByteStream) async -> (bytes: Int, error: (any Error)?) {
         var bytes = 0
@@ -44,7 +29,7 @@ struct StreamDeadlineTests {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/quiet") { _ in .eventStream(["data: one\n\n", "data: late\n\n"], delay: 600) }
-        let transport = try Self.transport(kind)
+        let transport = try kind.make()
         var request = URLRequest(url: server.url("/quiet"))
         request.timeoutInterval = 1
         let started = Date()
@@ -66,7 +51,7 @@ struct StreamDeadlineTests {
         defer { server.shutdown() }
         // An event every 0.1 s for 100 s: never idle for the 30 s idle timeout.
         server.route("GET", "/drip") { _ in .eventStream((1...1000).map { "data: \($0)\n\n" }, delay: 0.1) }
-        let transport = try Self.transport(kind, totalTimeout: 2)
+        let transport = try kind.make(totalTimeout: 2)
         let started = Date()
         let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/drip")))
         let (bytes, error) = await Self.read(stream)

@@ -40,13 +40,15 @@ enum TransportKind: String, Sendable, CustomStringConvertible {
 
     var description: String { rawValue }
 
-    func make(maxRedirects: Int = 10) throws -> any HTTPTransportProtocol {
+    func make(maxRedirects: Int = 10, totalTimeout: TimeInterval? = nil) throws -> any HTTPTransportProtocol {
         switch self {
         case .urlSession:
-            return URLSessionTransport(session: makeIsolatedSession(), maxRedirects: maxRedirects)
+            return URLSessionTransport(
+                session: makeIsolatedSession(), maxRedirects: maxRedirects, totalTimeout: totalTimeout)
         case .curl:
             #if canImport(CCurl)
-                return try CurlTransport(configuration: CurlTransport.Configuration(maxRedirects: maxRedirects))
+                return try CurlTransport(
+                    configuration: CurlTransport.Configuration(totalTimeout: totalTimeout, maxRedirects: maxRedirects))
             #else
                 throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
             #endif
