@@ -41,6 +41,9 @@ static inline CURLcode gn_easy_setopt_blob(CURL *handle, CURLoption option, void
 static inline CURLcode gn_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+static inline CURLcode gn_easy_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
 static inline CURLcode gn_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -75,7 +75,7 @@ struct GentleDemo {
             case .request:
                 let auth = record.headers["Authorization"].map { "  [Authorization: \($0)]" } ?? ""
                 print("    \(record)\(auth)")
-            case .response, .failure:
+            case .response, .failure, .redirect, .retry, .refresh, .cache:
                 print("    \(record)")
             }
         }

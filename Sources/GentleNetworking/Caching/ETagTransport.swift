@@ -162,6 +162,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         var conditional = request
         if let cached {
             conditional.setValue(cached.etag, forHTTPHeaderField: "If-None-Match")
+            ExchangeRecorder.note(.revalidating)
         }
         let (data, response) = try await inner.data(for: conditional)
 
@@ -181,6 +182,7 @@ public struct ETagTransport: HTTPTransportProtocol {
             else {
                 throw TransportError(.badResponse, url: request.url, message: "Could not rebuild the cached response.")
             }
+            ExchangeRecorder.note(.servedFromCache)
             return (revalidated.body, rebuilt)
         }
 

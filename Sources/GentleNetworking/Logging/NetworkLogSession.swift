@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The log records of one logical request: the request, then its response or failure, all with
+/// The log records of one logical request: the request, its steps, then its response or failure, all with
 /// the same ``NetworkLogRecord/requestID`` and redacted of the request's credentials. `nil` when
 /// the logger is disabled, so a disabled logger costs one check per request.
 struct NetworkLogSession {
@@ -34,14 +34,25 @@ struct NetworkLogSession {
         TimeInterval(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
     }
 
-    /// Logs the response, with `body` (what of it was read).
-    func response(_ response: HTTPURLResponse, body: Data) {
+    /// Logs the response, with `body` (what of it was read) and the request's metrics.
+    func response(_ response: HTTPURLResponse, body: Data, metrics: RequestMetrics? = nil) {
         logger.log(
-            .response(response, body: body, request: request, duration: elapsed, secrets: secrets).numbered(requestID))
+            .response(response, body: body, request: request, duration: elapsed, secrets: secrets).numbered(
+                requestID, metrics: metrics))
     }
 
-    /// Logs the failure.
-    func failure(_ error: any Error) {
-        logger.log(.failure(error, request: request, duration: elapsed, secrets: secrets).numbered(requestID))
+    /// Logs the failure, with the request's metrics.
+    func failure(_ error: any Error, metrics: RequestMetrics? = nil) {
+        logger.log(
+            .failure(error, request: request, duration: elapsed, secrets: secrets).numbered(requestID, metrics: metrics)
+        )
     }
+
+    /// Logs a step of the request (a redirect, a retry, a refresh, a cache revalidation).
+    func step(_ step: ExchangeStep) {
+        logger.log(.step(step, request: request, secrets: secrets).numbered(requestID))
+    }
+
+    /// The request's credential values, scrubbed from everything it logs.
+    var credentialValues: [String] { secrets }
 }

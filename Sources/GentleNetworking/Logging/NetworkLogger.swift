@@ -44,7 +44,13 @@ public struct ClosureNetworkLogger: NetworkLogger {
     }
 }
 
-/// One redacted log entry: a request about to be sent, a response received, or a failure.
+/// One redacted log entry: a request about to be sent, a step on its way (a redirect, a retry, a
+/// credential refresh, a cache revalidation), a response received, or a failure.
+///
+/// For one logical request an observer sees, in order: its ``Event/request`` record, one record
+/// for each step as it happens (``step`` says which), then its ``Event/response`` or
+/// ``Event/failure`` record, which carries the request's ``metrics``. Every record of the request
+/// has the same ``requestID``.
 public struct NetworkLogRecord: Sendable, CustomStringConvertible {
     /// What happened.
     public enum Event: String, Sendable {
@@ -54,6 +60,17 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
         case response
         /// The request failed without a response, or the response could not be used.
         case failure
+        /// A redirect was followed (``NetworkLogRecord/step`` is ``ExchangeStep/redirected(statusCode:to:credentialsStripped:)``).
+        case redirect
+        /// A retry was decided (``ExchangeStep/retrying(attempt:delay:reason:)``).
+        case retry
+        /// The credential is being refreshed or was refreshed (``ExchangeStep/refreshStarted``,
+        /// ``ExchangeStep/refreshJoined``, ``ExchangeStep/refreshFinished``,
+        /// ``ExchangeStep/refreshFailed(reason:)``, ``ExchangeStep/reauthorized``).
+        case refresh
+        /// The ETag cache revalidated an entry or served one (``ExchangeStep/revalidating``,
+        /// ``ExchangeStep/servedFromCache``).
+        case cache
     }
 
     /// What happened.
@@ -77,12 +94,18 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
     public let requestID: UInt64
     /// When the record was made.
     public let timestamp: Date
+    /// What happened, for the step events (``Event/redirect``, ``Event/retry``,
+    /// ``Event/refresh``, ``Event/cache``); `nil` for the others.
+    public let step: ExchangeStep?
+    /// The request's timings, sizes and steps, for ``Event/response`` and ``Event/failure``
+    /// records of the service; `nil` otherwise.
+    public let metrics: RequestMetrics?
 
     /// Creates a record. The values are stored as given: redact them before.
     public init(
         event: Event, method: String, url: String, statusCode: Int? = nil, headers: [String: String] = [:],
         bodyExcerpt: String? = nil, duration: TimeInterval? = nil, errorDescription: String? = nil,
-        requestID: UInt64 = 0, timestamp: Date = Date()
+        requestID: UInt64 = 0, timestamp: Date = Date(), step: ExchangeStep? = nil, metrics: RequestMetrics? = nil
     ) {
         self.event = event
         self.method = method
@@ -94,14 +117,16 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
         self.errorDescription = errorDescription
         self.requestID = requestID
         self.timestamp = timestamp
+        self.step = step
+        self.metrics = metrics
     }
 
-    /// This record with `requestID`.
-    func numbered(_ requestID: UInt64) -> NetworkLogRecord {
+    /// This record with `requestID` and `metrics`.
+    func numbered(_ requestID: UInt64, metrics: RequestMetrics? = nil) -> NetworkLogRecord {
         NetworkLogRecord(
             event: event, method: method, url: url, statusCode: statusCode, headers: headers,
             bodyExcerpt: bodyExcerpt, duration: duration, errorDescription: errorDescription, requestID: requestID,
-            timestamp: timestamp)
+            timestamp: timestamp, step: step, metrics: metrics ?? self.metrics)
     }
 
     /// One line, such as `← 200 GET https://api/x (12.3 ms)`.
@@ -114,6 +139,8 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
             return "← \(statusCode ?? 0) \(method) \(url)\(timing)"
         case .failure:
             return "✗ \(method) \(url)\(timing): \(errorDescription ?? "unknown error")"
+        case .redirect, .retry, .refresh, .cache:
+            return "· \(method) \(url): \(step.map(String.init(describing:)) ?? event.rawValue)"
         }
     }
 }
@@ -143,6 +170,15 @@ extension NetworkLogRecord {
             headers: Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: secrets),
             bodyExcerpt: Redactor.bodyExcerpt(body, limit: 1024, scrubbing: secrets),
             duration: duration
+        )
+    }
+
+    static func step(_ step: ExchangeStep, request: URLRequest, secrets: [String] = []) -> NetworkLogRecord {
+        NetworkLogRecord(
+            event: step.event,
+            method: request.httpMethod ?? "GET",
+            url: Redactor.scrub(Redactor.url(request.url), secrets: secrets),
+            step: step
         )
     }
 

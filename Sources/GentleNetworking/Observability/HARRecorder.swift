@@ -7,8 +7,13 @@ import Foundation
 /// It sees only the service's log records, so what it writes is redacted as the logs are:
 /// credential headers, cookies, API keys and secret-looking query, JSON and form fields are
 /// `<redacted>`, and bodies are their first 1 KiB (`content.size` and `bodySize` give the real
-/// sizes where the headers say them, else -1). Timings are the whole exchange (`wait`); a
-/// failure is an entry with status 0 and the error in `_error`, as browsers record it.
+/// sizes where the headers say them, else -1). When the record carries ``RequestMetrics`` (the
+/// service's records do), the timings are the final exchange's phases (`dns`, `connect`, `ssl`,
+/// `send`, `wait`, `receive`), `blocked` is the time spent before it (earlier attempts, backoff,
+/// refreshes, redirect hops), the protocol and server address are filled in, and the steps
+/// (redirects, retries, refreshes, cache hits) are listed in `_steps`; without metrics the whole
+/// duration is `wait`. A failure is an entry with status 0 and the error in `_error`, as browsers
+/// record it.
 ///
 /// Memory is bounded: at most `maxEntries` entries are kept (later ones are counted in
 /// `_droppedEntries`), and a request with no response or failure yet is held until then.
@@ -54,6 +59,9 @@ public final class HARRecorder: NetworkLogger, Sendable {
             switch record.event {
             case .request:
                 if state.pending.count < maxEntries { state.pending[record.requestID] = record }
+            case .redirect, .retry, .refresh, .cache:
+                // Kept in the outcome's metrics (`_steps`), which hold every step in order.
+                return
             case .response, .failure:
                 let request = state.pending.removeValue(forKey: record.requestID)
                 guard state.entries.count < maxEntries else {
@@ -113,13 +121,17 @@ public final class HARRecorder: NetworkLogger, Sendable {
         if let body = request?.bodyExcerpt {
             requestObject["postData"] = ["mimeType": header("Content-Type", in: requestHeaders) ?? "", "text": body]
         }
+        let final = outcome.metrics?.finalTransaction
         var entry: [String: Any] = [
             "pageref": pageID, "startedDateTime": timestamp(started), "time": milliseconds, "request": requestObject,
-            "cache": [String: Any](),
-            "timings": [
-                "blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": milliseconds, "receive": 0,
-            ],
+            "cache": [String: Any](), "timings": timings(final, total: milliseconds),
         ]
+        let httpVersion = final?.networkProtocol.map(harVersion) ?? "HTTP/1.1"
+        requestObject["httpVersion"] = httpVersion
+        entry["request"] = requestObject
+        if let address = final?.remoteAddress { entry["serverIPAddress"] = address }
+        if let port = final?.remotePort { entry["connection"] = String(port) }
+        if let steps = outcome.metrics?.steps, !steps.isEmpty { entry["_steps"] = steps.map(\.description) }
         switch outcome.event {
         case .failure:
             entry["response"] = [
@@ -137,12 +149,45 @@ public final class HARRecorder: NetworkLogger, Sendable {
             entry["response"] = [
                 "status": outcome.statusCode ?? 0,
                 "statusText": HTTPURLResponse.localizedString(forStatusCode: outcome.statusCode ?? 0),
-                "httpVersion": "HTTP/1.1", "cookies": [Any](), "headers": headerList(headers), "content": content,
+                "httpVersion": httpVersion, "cookies": [Any](), "headers": headerList(headers), "content": content,
                 "redirectURL": header("Location", in: headers) ?? "", "headersSize": -1,
                 "bodySize": declaredSize(headers) ?? -1,
             ]
         }
         return entry
+    }
+
+    /// HAR timings in milliseconds: the final exchange's phases, with `blocked` the rest of
+    /// `total` (earlier attempts and hops, backoff, refreshes), so that they add up to `total`.
+    private static func timings(_ final: TransactionMetrics?, total: Double) -> [String: Double] {
+        guard let final, let end = final.responseEnd else {
+            return ["blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": total, "receive": 0]
+        }
+        func ms(_ seconds: TimeInterval?) -> Double? { seconds.map { max(0, $0 * 1000) } }
+        let dns = ms(final.domainLookup) ?? -1
+        let connectEnd = final.secureConnectionEnd ?? final.connectEnd
+        let connect = connectEnd.map { max(0, ($0 - (final.domainLookupEnd ?? 0)) * 1000) } ?? -1
+        let ssl = ms(final.secureConnection) ?? -1
+        let sendStart = final.requestStart ?? connectEnd ?? final.domainLookupEnd ?? 0
+        let sendEnd = final.requestEnd ?? sendStart
+        let send = max(0, (sendEnd - sendStart) * 1000)
+        let firstByte = final.responseStart ?? end
+        let wait = max(0, (firstByte - sendEnd) * 1000)
+        let receive = max(0, (end - firstByte) * 1000)
+        let phases = [dns, connect, send, wait, receive].filter { $0 >= 0 }.reduce(0, +)
+        return [
+            "blocked": max(0, total - phases), "dns": dns, "connect": connect, "ssl": ssl, "send": send, "wait": wait,
+            "receive": receive,
+        ]
+    }
+
+    /// HAR's `httpVersion` for an ALPN protocol name.
+    private static func harVersion(_ name: String) -> String {
+        switch name {
+        case "h2": return "HTTP/2"
+        case "h3": return "HTTP/3"
+        default: return name.uppercased()
+        }
     }
 
     private static func headerList(_ headers: [String: String]) -> [[String: String]] {

@@ -145,17 +145,29 @@ public final class ReauthTransport: HTTPTransportProtocol {
             let limit = ReauthError(
                 .refreshLimitExceeded,
                 message: "\(policy.maxRefreshes) token refreshes within \(policy.window) s; not refreshing again.")
+            ExchangeRecorder.note(.refreshFailed(reason: "\(limit.code)"))
             throw Self.unauthorized(response, body: data, request: request, cause: limit)
-        case .startRefresh:
-            startRefresh(number: refreshNumber)
-            try await waitForRefresh(number: refreshNumber, response: response, body: data, request: request)
-        case .joinRefresh:
-            try await waitForRefresh(number: refreshNumber, response: response, body: data, request: request)
+        case .startRefresh, .joinRefresh:
+            if action == .startRefresh {
+                startRefresh(number: refreshNumber)
+                ExchangeRecorder.note(.refreshStarted)
+            } else {
+                ExchangeRecorder.note(.refreshJoined)
+            }
+            do {
+                try await waitForRefresh(number: refreshNumber, response: response, body: data, request: request)
+            } catch let error as TransportError {
+                let code = (error.underlyingError as? ReauthError).map { "\($0.code)" } ?? "\(error.code)"
+                ExchangeRecorder.note(.refreshFailed(reason: code))
+                throw error
+            }
+            ExchangeRecorder.note(.refreshFinished)
         case .retryWithCurrentCredentials:
             break
         }
         try Task.checkCancellation()
         let retried = try await authService.authorize(unauthenticated)
+        ExchangeRecorder.note(.reauthorized)
         return try await exchange(retried)
     }
 

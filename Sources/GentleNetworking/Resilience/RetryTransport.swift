@@ -111,6 +111,8 @@ public struct RetryTransport: HTTPTransportProtocol {
                 if let result { discard(result.0) }
                 lastRetryCost = cost
                 onRetry?(RetryEvent(request: request, retryNumber: attempt + 1, delay: delay, outcome: outcome))
+                ExchangeRecorder.note(
+                    .retrying(attempt: attempt + 1, delay: delay, reason: ExchangeStep.reason(for: outcome)))
                 try await clock.sleep(delay)
                 previousDelay = delay
                 attempt += 1

@@ -23,14 +23,19 @@ extension HTTPNetworkService {
     ) async throws -> (HTTPByteStream, HTTPURLResponse) {
         let request = try await prepare(endpoint, environment)
         let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
+        // Steps (retries, refreshes, redirects) are logged as they happen; the metrics logged with
+        // the head cover what happened up to it (the transfer of the body is still running).
+        let recorder = log.map { ExchangeRecorder(log: $0, secrets: $0.credentialValues) }
         let body: HTTPByteStream
         let response: HTTPURLResponse
         do {
-            (body, response) = try await Origin.withCredentialHeaders([authService.headerField]) {
-                try await transport.stream(for: request)
+            (body, response) = try await ExchangeRecorder.observing(recorder) {
+                try await Origin.withCredentialHeaders([authService.headerField]) {
+                    try await transport.stream(for: request)
+                }
             }
         } catch {
-            log?.failure(error)
+            log?.failure(error, metrics: recorder?.snapshot())
             let failure = mapped(error, request: request)
             await notifyIfUnauthorized(failure)
             throw failure
@@ -46,12 +51,12 @@ extension HTTPNetworkService {
                 // What arrived before the failure is the error's body.
             }
             body.cancel()
-            log?.response(response, body: data)
+            log?.response(response, body: data, metrics: recorder?.snapshot())
             if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
             throw statusError(response, data: data, request: request)
         }
         // The head is logged; the body is the caller's to read, so it is not.
-        log?.response(response, body: Data())
+        log?.response(response, body: Data(), metrics: recorder?.snapshot())
         let service = self
         return (body.mappingErrors { service.mapped($0, request: request) }, response)
     }

@@ -133,6 +133,29 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             response: HTTPErrorResponse(response, body: data), decodingFailure: failure, underlyingError: error)
     }
 
+    /// Sends `endpoint`, decodes the 2xx body as `Model`, and also returns the response and the
+    /// request's ``RequestMetrics``: the timings and sizes of every exchange on the wire (each
+    /// redirect hop and each retry) and what the decorators did (retries, refreshes, cache hits).
+    ///
+    /// Collecting metrics costs a few microseconds per request; ``request(to:via:)`` collects
+    /// none unless a logger is enabled. Which figures each transport provides is tabled in the
+    /// README ("Observing requests").
+    ///
+    /// - Throws: What ``requestWithResponse(to:via:)`` throws. The metrics of a failed request
+    ///   reach an enabled logger with its ``NetworkLogRecord/Event/failure`` record.
+    public func requestWithMetrics<Model: Decodable>(
+        to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
+    ) async throws -> (model: Model, response: HTTPURLResponse, metrics: RequestMetrics) {
+        let (data, response, request, metrics) = try await observedExchange(
+            endpoint, environment, collectMetrics: true)
+        do {
+            let model = try jsonDecoder.decode(Model.self, from: data)
+            return (model, response, metrics ?? RequestMetrics(start: Date(), duration: 0, transactions: [], steps: []))
+        } catch {
+            throw decodingError(error, modelType: Model.self, response: response, data: data, request: request)
+        }
+    }
+
     /// Sends `endpoint` and returns the raw 2xx body and response, undecoded.
     ///
     /// - Throws: ``NetworkError`` for a non-2xx status (with the body and headers attached) and
@@ -149,11 +172,22 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     private func exchange(
         _ endpoint: any EndpointProtocol, _ environment: any APIEnvironmentProtocol
     ) async throws -> (Data, HTTPURLResponse, URLRequest) {
+        let (data, response, request, _) = try await observedExchange(endpoint, environment, collectMetrics: false)
+        return (data, response, request)
+    }
+
+    /// ``exchange(_:_:)``, also returning the request's metrics when `collectMetrics` is set or
+    /// the logger is enabled.
+    private func observedExchange(
+        _ endpoint: any EndpointProtocol, _ environment: any APIEnvironmentProtocol, collectMetrics: Bool
+    ) async throws -> (Data, HTTPURLResponse, URLRequest, RequestMetrics?) {
         let request = try await prepare(endpoint, environment)
         let data: Data
         let response: HTTPURLResponse
+        let metrics: RequestMetrics?
         do {
-            (data, response) = try await send(request, bodyLimit: endpoint.maxResponseBytes)
+            (data, response, metrics) = try await send(
+                request, bodyLimit: endpoint.maxResponseBytes, collectMetrics: collectMetrics)
         } catch {
             await notifyIfUnauthorized(error)
             throw error
@@ -162,7 +196,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
             throw statusError(response, data: data, request: request)
         }
-        return (data, response, request)
+        return (data, response, request, metrics)
     }
 
     /// Tells ``invalidationHandler`` when the transport threw a 401 (a ``ReauthTransport`` whose
@@ -262,20 +296,32 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     ///
     /// `bodyLimit` is the endpoint's ``EndpointProtocol/maxResponseBytes``, applied to the whole
     /// transport stack for this call; `nil` leaves the transport's limit.
-    private func send(_ request: URLRequest, bodyLimit: Int64?) async throws -> (Data, HTTPURLResponse) {
+    ///
+    /// The request is observed (its ``RequestMetrics`` collected, its steps logged as they
+    /// happen) when the logger is enabled or `collectMetrics` is set; otherwise nothing is
+    /// collected.
+    private func send(
+        _ request: URLRequest, bodyLimit: Int64?, collectMetrics: Bool = false
+    ) async throws -> (Data, HTTPURLResponse, RequestMetrics?) {
         let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
+        let recorder =
+            log != nil || collectMetrics
+            ? ExchangeRecorder(log: log, secrets: log?.credentialValues ?? secrets(of: request)) : nil
         do {
-            let (data, response) = try await Origin.withCredentialHeaders([authService.headerField]) {
-                if let bodyLimit {
-                    try await ResponseLimits.withMaxBodyBytes(bodyLimit) { try await transport.data(for: request) }
-                } else {
-                    try await transport.data(for: request)
+            let (data, response) = try await ExchangeRecorder.observing(recorder) {
+                try await Origin.withCredentialHeaders([authService.headerField]) {
+                    if let bodyLimit {
+                        try await ResponseLimits.withMaxBodyBytes(bodyLimit) { try await transport.data(for: request) }
+                    } else {
+                        try await transport.data(for: request)
+                    }
                 }
             }
-            log?.response(response, body: data)
-            return (data, response)
+            let metrics = recorder?.snapshot()
+            log?.response(response, body: data, metrics: metrics)
+            return (data, response, metrics)
         } catch {
-            log?.failure(error)
+            log?.failure(error, metrics: recorder?.snapshot())
             throw mapped(error, request: request)
         }
     }

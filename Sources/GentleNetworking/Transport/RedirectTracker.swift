@@ -46,6 +46,26 @@ struct RedirectTracker: Sendable {
         visited.append(key)
     }
 
+    /// Whether following to `target` drops a credential `request` carries (another origin than
+    /// the original request's, and `request` has one of the credential headers).
+    func stripsCredentials(from request: URLRequest, to target: URL?) -> Bool {
+        guard !Origin.isSameOrigin(originalURL, target) else { return false }
+        return credentialHeaders.contains { request.value(forHTTPHeaderField: $0) != nil }
+    }
+
+    /// Records the hop from `request` to `next` (after `status`) for the observed request, if
+    /// any (see ``ExchangeRecorder``).
+    func noteHop(
+        status: Int, from request: URLRequest, to next: URLRequest,
+        recorder: ExchangeRecorder? = ExchangeRecorder.current
+    ) {
+        guard let recorder else { return }
+        recorder.record(
+            .redirected(
+                statusCode: status, to: Redactor.url(next.url),
+                credentialsStripped: stripsCredentials(from: request, to: next.url)))
+    }
+
     /// `request` with the credential headers removed when `target` is another origin than the
     /// original request's.
     func strippingCredentials(_ request: URLRequest, for target: URL?) -> URLRequest {

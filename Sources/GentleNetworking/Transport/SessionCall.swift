@@ -41,6 +41,16 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var suspended = false
         /// Stream mode, Apple platforms: the consumer caught up before the task was suspended.
         var resumeRequested = false
+        /// Metrics (observed requests only): when the current hop started, when its response
+        /// head arrived, and the body bytes it delivered.
+        var hopStart: UInt64 = 0
+        var hopFetchStart = Date()
+        var responseStart: UInt64?
+        var receivedBytes: Int64 = 0
+        /// Metrics, Apple platforms: the system's transactions, which replace the measured ones.
+        var systemTransactions: [TransactionMetrics]?
+        /// The request of the current hop, once a redirect was followed.
+        var currentRequest: URLRequest?
     }
 
     private let state: Locked<State>
@@ -52,6 +62,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private let idleTimeout: TimeInterval
     private let totalTimeout: TimeInterval?
     private let started = DispatchTime.now().uptimeNanoseconds
+    /// The observed request this exchange belongs to (see ``ExchangeRecorder``), read from the
+    /// caller's task; `nil` when nobody observes, and then nothing is measured.
+    private let recorder: ExchangeRecorder? = ExchangeRecorder.current
 
     /// - Parameters:
     ///   - streamBuffer: The stream mode's buffer size in bytes; `nil` for the whole-body mode.
@@ -72,10 +85,11 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         self.bodyLimit = bodyLimit
         self.idleTimeout = idleTimeout
         self.totalTimeout = totalTimeout
+        let now = DispatchTime.now().uptimeNanoseconds
         self.state = Locked(
             State(
-                lastActivity: DispatchTime.now().uptimeNanoseconds,
-                tracker: RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects)))
+                lastActivity: now,
+                tracker: RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects), hopStart: now))
         super.init()
         ObjectWatch.note(self, "SessionCall")
     }
@@ -134,8 +148,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// Ends the exchange: resumes the caller if it still waits (for a stream, if the head had not
     /// come yet), ends the stream with the error or at the body's end, and lets go of the task.
     private func complete(_ result: Result<(SessionBody, HTTPURLResponse), any Error>) {
-        let (continuation, watchdog) = state.withLock {
-            state -> (CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?, Task<Void, Never>?) in
+        let (continuation, watchdog, metrics) = state.withLock {
+            state -> (
+                CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?, Task<Void, Never>?,
+                [TransactionMetrics]
+            ) in
+            let metrics = state.finished || recorder == nil ? [] : finalMetrics(state)
             state.finished = true
             defer {
                 state.continuation = nil
@@ -143,7 +161,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 state.task = nil  // the session holds the task, and the task holds us as its delegate
                 state.body = Data()
             }
-            return (state.continuation, state.watchdog)
+            return (state.continuation, state.watchdog, metrics)
+        }
+        if let recorder {
+            #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+                for (hop, transaction) in metrics.enumerated() { recorder.add(transaction, hop: hop) }
+            #else
+                for transaction in metrics { recorder.add(transaction) }
+            #endif
         }
         watchdog?.cancel()
         continuation?.resume(with: result)
@@ -241,12 +266,16 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        state.withLock { $0.response = http }
+        state.withLock { state in
+            state.response = http
+            if recorder != nil { state.responseStart = DispatchTime.now().uptimeNanoseconds }
+        }
         completionHandler(.allow)
         if let buffer { deliverHead(http, buffer: buffer) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if recorder != nil { state.withLock { $0.receivedBytes += Int64(data.count) } }
         if let buffer {
             touch()
             switch buffer.append(data) {
@@ -381,7 +410,62 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             }
             return state.tracker.strippingCredentials(newRequest, for: newRequest.url)
         }
+        if let recorder, let next {
+            noteHop(response, to: next, recorder: recorder)
+        }
         completionHandler(next)
+    }
+
+    // MARK: Metrics
+
+    /// A followed redirect: the hop that ended with `response` (measured, on Linux), then the
+    /// step. On Apple platforms the system's metrics give the hops when the task completes.
+    private func noteHop(_ response: HTTPURLResponse, to next: URLRequest, recorder: ExchangeRecorder) {
+        let (hop, tracker, previous) = state.withLock { state -> (TransactionMetrics, RedirectTracker, URLRequest) in
+            var hop = measured(state, statusCode: response.statusCode, url: response.url ?? request.url)
+            hop.responseStart = nil  // corelibs reports no head for a redirect it follows
+            state.hopStart = DispatchTime.now().uptimeNanoseconds
+            state.hopFetchStart = Date()
+            state.responseStart = nil
+            state.receivedBytes = 0
+            return (hop, state.tracker, state.currentRequest ?? request)
+        }
+        #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+            recorder.add(hop)
+        #endif
+        state.withLock { $0.currentRequest = next }
+        tracker.noteHop(status: response.statusCode, from: previous, to: next, recorder: recorder)
+    }
+
+    /// The figures this call measured for the current hop, ending now.
+    private func measured(_ state: State, statusCode: Int?, url: URL?) -> TransactionMetrics {
+        let now = DispatchTime.now().uptimeNanoseconds
+        func offset(_ time: UInt64?) -> TimeInterval? {
+            time.map { TimeInterval($0 &- state.hopStart) / 1_000_000_000 }
+        }
+        let current = state.currentRequest ?? request
+        let body = current.httpBody.map { Int64($0.count) }
+        return TransactionMetrics(
+            method: (current.httpMethod ?? "GET").uppercased(), url: Redactor.url(url), statusCode: statusCode,
+            fetchStart: state.hopFetchStart, responseStart: offset(state.responseStart), responseEnd: offset(now),
+            requestBodyBytes: body, responseBodyDecodedBytes: statusCode == nil ? nil : state.receivedBytes,
+            source: .transport)
+    }
+
+    /// The transactions to report when the exchange ends: the system's (Apple platforms), or the
+    /// last hop as measured.
+    private func finalMetrics(_ state: State) -> [TransactionMetrics] {
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            return state.systemTransactions ?? []
+        #else
+            return [measured(state, statusCode: state.response?.statusCode, url: state.response?.url ?? request.url)]
+        #endif
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        guard recorder != nil else { return }
+        let transactions = metrics.transactionMetrics.compactMap { TransactionMetrics(system: $0) }
+        state.withLock { $0.systemTransactions = transactions }
     }
 
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK

@@ -36,6 +36,11 @@
         private var lastProgress: TransferProgress?
         private let state: Locked<CurlTransferState>
         private let waiter = Locked(Waiter.idle)
+        /// The observed request this transfer belongs to (see ``ExchangeRecorder``), read from
+        /// the caller's task when the request is made; its metrics are read from libcurl when
+        /// the transfer ends. `nil` (nothing read, nothing kept) when nobody observes.
+        private let recorder: ExchangeRecorder?
+        private let fetchStart: Date?
 
         /// The stream requests alive in this process, for leak tests.
         package static var liveCount: Int { live.current }
@@ -97,6 +102,9 @@
             self.handle = handle
             self.pool = pool
             self.request = request
+            let recorder = ExchangeRecorder.current
+            self.recorder = recorder
+            self.fetchStart = recorder == nil ? nil : Date()
             self.sink = sink
             self.source = source
             self.progress = progress
@@ -440,6 +448,13 @@
                         bytesReceived: max(last.bytesReceived, received),
                         expectedBytesToReceive: last.expectedBytesToReceive,
                         bytesSent: max(last.bytesSent, sent), expectedBytesToSend: last.expectedBytesToSend))
+            }
+            if let recorder, let fetchStart {
+                let (status, decoded) = state.withLock { ($0.head.statusCode, $0.bodyBytes) }
+                recorder.add(
+                    transactionMetrics(
+                        fetchStart: fetchStart, statusCode: (100...999).contains(status) ? status : nil,
+                        decodedBodyBytes: decoded))
             }
             // The HTTPURLResponse is built by the caller's task, not here: on Linux it costs more
             // than the transfer itself, and this thread serves every request of the transport.

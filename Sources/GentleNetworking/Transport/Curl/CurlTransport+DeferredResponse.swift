@@ -28,6 +28,7 @@
                     return (body, deferred)
                 }
                 try tracker.follow(to: next.url)
+                tracker.noteHop(status: head.statusCode, from: current, to: next)
                 current = next
             }
         }

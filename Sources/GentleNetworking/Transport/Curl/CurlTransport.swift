@@ -261,6 +261,7 @@
                 }
                 stream.cancel()
                 try tracker.follow(to: next.url)
+                tracker.noteHop(status: response.statusCode, from: current, to: next)
                 current = next
             }
         }
@@ -278,6 +279,7 @@
                     return (data, response)
                 }
                 try tracker.follow(to: next.url)
+                tracker.noteHop(status: response.statusCode, from: current, to: next)
                 current = next
             }
         }

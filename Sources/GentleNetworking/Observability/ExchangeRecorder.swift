@@ -1,0 +1,91 @@
+import Foundation
+
+/// Collects the ``RequestMetrics`` of one logical request while it runs, and reports each
+/// ``ExchangeStep`` to the request's log session as it happens.
+///
+/// ``HTTPNetworkService`` binds one to ``current`` (a task-local) around a request it observes
+/// (a logger is enabled, or the caller asked for metrics); transports and decorators running in
+/// that task find it there. Without one they do nothing: one task-local read per exchange.
+///
+/// Transactions may be added from any thread (libcurl's event loop, a URLSession delegate
+/// queue); steps are recorded by the task that runs the request. The logger is always called
+/// outside this recorder's lock.
+final class ExchangeRecorder: Sendable {
+    /// The recorder of the request the current task runs, if it is observed.
+    @TaskLocal static var current: ExchangeRecorder?
+
+    private struct State {
+        var transactions: [TransactionMetrics] = []
+        var steps: [ExchangeStep] = []
+        var attempt = 1
+        /// Redirects followed in the current attempt: the next transaction's hop.
+        var hop = 0
+    }
+
+    private let state = Locked(State())
+    private let log: NetworkLogSession?
+    private let secrets: [String]
+    let start = Date()
+    private let startUptime = DispatchTime.now().uptimeNanoseconds
+
+    /// - Parameters:
+    ///   - log: Where steps are reported as they happen; `nil` to collect only.
+    ///   - secrets: The request's credential values, scrubbed from every URL kept.
+    init(log: NetworkLogSession?, secrets: [String]) {
+        self.log = log
+        self.secrets = secrets
+    }
+
+    /// Runs `operation` with `recorder` as ``current``; without one, runs it as it is.
+    static func observing<T>(
+        _ recorder: ExchangeRecorder?, isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> T
+    ) async rethrows -> T {
+        guard let recorder else { return try await operation() }
+        return try await $current.withValue(recorder) { try await operation() }
+    }
+
+    /// Records `step` for the request the current task runs, when it is observed.
+    static func note(_ step: @autoclosure () -> ExchangeStep) {
+        current?.record(step())
+    }
+
+    /// Adds an exchange's figures, stamped with the current attempt and (unless `hop` is given)
+    /// the current hop.
+    func add(_ transaction: TransactionMetrics, hop: Int? = nil) {
+        var transaction = transaction
+        transaction.url = Redactor.scrub(transaction.url, secrets: secrets)
+        state.withLock { state in
+            transaction.attempt = state.attempt
+            transaction.hop = hop ?? state.hop
+            state.transactions.append(transaction)
+        }
+    }
+
+    /// Records `step` and reports it to the log session.
+    func record(_ step: ExchangeStep) {
+        var step = step
+        if case .redirected(let status, let target, let stripped) = step {
+            step = .redirected(
+                statusCode: status, to: Redactor.scrub(target, secrets: secrets), credentialsStripped: stripped)
+        }
+        state.withLock { state in
+            state.steps.append(step)
+            if step.startsAttempt {
+                state.attempt += 1
+                state.hop = 0
+            } else if case .redirected = step {
+                state.hop += 1
+            }
+        }
+        log?.step(step)
+    }
+
+    /// What was collected so far, with the duration up to now.
+    func snapshot() -> RequestMetrics {
+        let elapsed = TimeInterval(DispatchTime.now().uptimeNanoseconds &- startUptime) / 1_000_000_000
+        return state.withLock { state in
+            RequestMetrics(start: start, duration: elapsed, transactions: state.transactions, steps: state.steps)
+        }
+    }
+}
