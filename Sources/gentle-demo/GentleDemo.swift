@@ -70,15 +70,26 @@ struct GentleDemo {
         defer { try? FileManager.default.removeItem(at: credentialsDirectory.deletingLastPathComponent()) }
         let keyChainAuthService = SystemKeyChainAuthService(
             fileStore: FileCredentialStore(directory: credentialsDirectory))
+        // Every record of the run also goes into a HAR file, written at the end.
+        let har = HARRecorder(creatorName: "gentle-demo")
         let logger = ClosureNetworkLogger { record in
+            har.log(record)
             switch record.event {
             case .request:
                 let auth = record.headers["Authorization"].map { "  [Authorization: \($0)]" } ?? ""
                 print("    \(record)\(auth)")
-            case .response, .failure, .redirect, .retry, .refresh, .cache:
+            case .redirect, .retry, .refresh, .cache:
+                // Each step the moment it happens: a retry's delay and reason, a refresh, a 304.
                 print("    \(record)")
+            case .response, .failure:
+                print("    \(record)")
+                // The timing breakdown of each exchange on the wire (every attempt and hop).
+                for exchange in record.metrics?.transactions ?? [] {
+                    print("      timing: \(exchange.summary)")
+                }
             }
         }
+
         let networkService = HTTPNetworkService(authService: keyChainAuthService, logger: logger)
         let apiEnvironment = DefaultAPIEnvironment(baseURL: baseURL)
 
@@ -138,6 +149,7 @@ struct GentleDemo {
                 )
             }
         }
+        writeHAR(har)
         print("\nDone.")
     }
 
@@ -149,9 +161,8 @@ struct GentleDemo {
         step(7, "A flaky endpoint (503, 503, 200) recovered by RetryTransport")
         let retrying = HTTPNetworkService(
             transport: RetryTransport(
-                inner: URLSessionTransport(),
-                policy: RetryPolicy(maxRetries: 3, baseDelay: 0.2, maxDelay: 2, jitter: .full),
-                onRetry: { event in print("    ↻ \(event)") }),
+                inner: DefaultTransport.make(),
+                policy: RetryPolicy(maxRetries: 3, baseDelay: 0.2, maxDelay: 2, jitter: .full)),
             authService: InMemoryAuthService(), logger: logger)
         let recovered: Model = try await retrying.request(
             to: Endpoint(path: "/api/flaky", method: .get), via: environment)
@@ -169,7 +180,7 @@ struct GentleDemo {
                     to: Endpoint(path: "/api/refresh", method: .post), via: environment)
                 try await auth.saveAccessToken(fresh.token)
             })
-        let profileService = HTTPNetworkService(transport: reauth, authService: auth)
+        let profileService = HTTPNetworkService(transport: reauth, authService: auth, logger: logger)
         let profiles = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<5 {
                 group.addTask {
@@ -231,6 +242,18 @@ struct GentleDemo {
         let connections = server.requests(path: "/api/answer-resumable")
         let sentIDs = connections.map { $0.header("Last-Event-ID") ?? "none" }
         print("\n    \(resumed.count) tokens over \(connections.count) connections; Last-Event-ID sent: \(sentIDs)")
+    }
+
+    /// Writes the run's HAR file next to the other temporary files and says where it is.
+    static func writeHAR(_ har: HARRecorder) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gentle-demo-\(getpid()).har")
+        do {
+            try har.write(to: file)
+            print("\nA HAR file of this run (\(har.entryCount) requests, redacted): \(file.path)")
+            print("    open it in a browser's network panel (Import HAR) or any HAR viewer")
+        } catch {
+            print("\nThe HAR file could not be written to \(file.path): \(error)")
+        }
     }
 
     static func step(_ number: Int, _ title: String) {

@@ -36,12 +36,17 @@ final class ExchangeRecorder: Sendable {
         self.secrets = secrets
     }
 
-    /// Runs `operation` with `recorder` as ``current``; without one, runs it as it is.
+    /// Runs `operation` with `recorder` as ``current``.
+    ///
+    /// With `nil`, a recorder the task inherited (a request sent from inside another observed
+    /// request: a token refresh, a logger, a task it spawned) is hidden, so the inner request's
+    /// exchanges are not counted as the outer one's. When there is none to hide, `operation`
+    /// runs as it is: an unobserved request pays one task-local read.
     static func observing<T>(
         _ recorder: ExchangeRecorder?, isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> T
     ) async rethrows -> T {
-        guard let recorder else { return try await operation() }
+        guard recorder != nil || current != nil else { return try await operation() }
         return try await $current.withValue(recorder) { try await operation() }
     }
 

@@ -155,7 +155,7 @@ public struct TransactionMetrics: Sendable, Equatable {
         let status = statusCode.map(String.init) ?? "no response"
         let reused = isReusedConnection == true ? " reused" : ""
         let timings = parts.isEmpty ? "" : " " + parts.joined(separator: ", ")
-        return "\(method) \(status) \(networkProtocol ?? "?")\(reused)\(timings)"
+        return "\(method) \(status)\(networkProtocol.map { " \($0)" } ?? "")\(reused)\(timings)"
     }
 
     /// `value` seconds as milliseconds with one decimal, without `String(format:)` (slow on Linux).

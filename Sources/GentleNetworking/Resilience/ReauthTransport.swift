@@ -176,7 +176,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
     private func startRefresh(number: Int) {
         let refresh = Task { [refreshToken] () -> Result<Void, ReauthError> in
             do {
-                try await refreshToken()
+                // The refresh is not part of the request that started it: what it sends is not
+                // counted in that request's metrics (a task inherits task-locals).
+                try await ExchangeRecorder.observing(nil) { try await refreshToken() }
                 return .success(())
             } catch {
                 return .failure(

@@ -262,13 +262,15 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let data: Data
         let deferred: DeferredResponse
         do {
-            (data, deferred) = try await Origin.withCredentialHeaders([authService.headerField]) {
-                if let limit = endpoint.maxResponseBytes {
-                    try await ResponseLimits.withMaxBodyBytes(limit) {
+            (data, deferred) = try await ExchangeRecorder.observing(nil) {
+                try await Origin.withCredentialHeaders([authService.headerField]) {
+                    if let limit = endpoint.maxResponseBytes {
+                        try await ResponseLimits.withMaxBodyBytes(limit) {
+                            try await deferredTransport.deferredData(for: request)
+                        }
+                    } else {
                         try await deferredTransport.deferredData(for: request)
                     }
-                } else {
-                    try await deferredTransport.deferredData(for: request)
                 }
             }
         } catch {

@@ -44,6 +44,9 @@ private let haralyzerScript = #"""
             "query": {q["name"]: q["value"] for q in request.queryString},
             "postData": entry.raw_entry["request"].get("postData", {}).get("text"),
             "error": entry.raw_entry.get("_error"), "mimeType": content["mimeType"],
+            "timings": {k: timings[k] for k in ("blocked", "dns", "connect", "ssl", "send", "wait", "receive")},
+            "time": entry.time, "httpVersion": response.httpVersion,
+            "server": entry.raw_entry.get("serverIPAddress"),
         })
     # haralyzer's page analysis reads sizes and times from every entry.
     assert page.page_size >= 0 and len(page.get_requests) == 3 and len(page.post_requests) == 1
@@ -125,7 +128,54 @@ struct HARRecorderTests {
         #expect(entries[2]["error"] is NSNull || entries[2]["error"] == nil)
         #expect((entries[3]["error"] as? String)?.isEmpty == false, "the refused connection's error")
         #expect((entries[3]["url"] as? String)?.hasSuffix("/down") == true)
+        // Timings from the metrics: the first request opened the connection, the second reused it;
+        // the phases add up to the entry's time, as HAR 1.2 requires.
+        for (index, entry) in entries.prefix(3).enumerated() {
+            let timings = try #require(entry["timings"] as? [String: Double], "\(entry)")
+            let time = try #require(entry["time"] as? Double)
+            let sum = ["blocked", "dns", "connect", "send", "wait", "receive"].compactMap { timings[$0] }.filter {
+                $0 >= 0
+            }.reduce(0, +)
+            #expect(abs(sum - time) < 0.01, "entry \(index): \(timings) vs \(time)")
+            #expect(entry["httpVersion"] as? String == "HTTP/1.1" && entry["server"] as? String == "127.0.0.1")
+            #expect((timings["wait"] ?? -1) >= 0 && timings["ssl"] == -1, "\(timings)")
+        }
+        let firstTimings = try #require(entries[0]["timings"] as? [String: Double])
+        let secondTimings = try #require(entries[1]["timings"] as? [String: Double])
+        #expect((firstTimings["connect"] ?? -1) >= 0 && secondTimings["connect"] == -1)
         withExtendedLifetime(refusing) {}
+    }
+
+    @Test("An entry lists the request's steps and takes its protocol and timings from the final exchange")
+    func stepsAndTimings() throws {
+        let har = HARRecorder()
+        let final = TransactionMetrics(
+            method: "GET", url: "https://h.example/b", statusCode: 200, hop: 1, fetchStart: Date(),
+            domainLookupEnd: 0.001, connectEnd: 0.003, secureConnectionEnd: 0.010, requestStart: 0.011,
+            responseStart: 0.030, responseEnd: 0.032, networkProtocol: "h2", remoteAddress: "192.0.2.1",
+            remotePort: 8443, source: .libcurl)
+        let metrics = RequestMetrics(
+            start: Date(), duration: 0.050, transactions: [final],
+            steps: [.redirected(statusCode: 302, to: "https://h.example/b", credentialsStripped: false)])
+        har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/a", requestID: 9))
+        har.log(
+            NetworkLogRecord(
+                event: .redirect, method: "GET", url: "https://h.example/a", requestID: 9, step: metrics.steps[0]))
+        har.log(
+            NetworkLogRecord(
+                event: .response, method: "GET", url: "https://h.example/a", statusCode: 200, duration: 0.050,
+                requestID: 9, metrics: metrics))
+        let json = try #require(try JSONSerialization.jsonObject(with: har.harData()) as? [String: Any])
+        let entries = try #require((json["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.count == 1)
+        let entry = entries[0]
+        #expect(entry["_steps"] as? [String] == ["redirected 302 to https://h.example/b"])
+        #expect(entry["serverIPAddress"] as? String == "192.0.2.1" && entry["connection"] as? String == "8443")
+        #expect((entry["response"] as? [String: Any])?["httpVersion"] as? String == "HTTP/2")
+        let timings = try #require(entry["timings"] as? [String: Double])
+        func near(_ key: String, _ value: Double) -> Bool { abs((timings[key] ?? -99) - value) < 0.0001 }
+        #expect(near("dns", 1) && near("connect", 9) && near("ssl", 7) && near("send", 0), "\(timings)")
+        #expect(near("wait", 19) && near("receive", 2) && near("blocked", 19), "\(timings)")
     }
 
     @Test("Entries are bounded: past maxEntries they are counted, not kept; reset forgets them")

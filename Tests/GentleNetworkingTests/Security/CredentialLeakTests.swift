@@ -66,7 +66,8 @@ struct CredentialLeakTests {
             record.description, record.method, record.url,
             record.headers.map { "\($0.key): \($0.value)" }.sorted()
                 .joined(separator: "\n"),
-            record.bodyExcerpt ?? "", record.errorDescription ?? "",
+            record.bodyExcerpt ?? "", record.errorDescription ?? "", String(describing: record.step),
+            String(describing: record.metrics),
         ].joined(separator: "\n")
     }
 
@@ -131,7 +132,9 @@ struct CredentialLeakTests {
         }
         if logging {
             let records = logger.records
-            #expect(Set(records.map(\.event)) == [.request, .response, .failure])
+            // The redirect loop's hops are reported as they are followed.
+            #expect(Set(records.map(\.event)) == [.request, .redirect, .response, .failure])
+            #expect(records.contains { $0.metrics?.transactions.isEmpty == false })
             #expect(records.contains { $0.event == .response && $0.headers.keys.contains("Set-Cookie") })
             for record in records {
                 #expect(Self.leaks(in: Self.text(of: record)).isEmpty, "\(record.event): \(Self.text(of: record))")

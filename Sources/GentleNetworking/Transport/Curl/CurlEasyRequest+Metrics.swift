@@ -36,6 +36,20 @@
                 ? address.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } : nil
             let port = long(CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
             let method = (request.httpMethod ?? "GET").uppercased()
+            let bodySent = count(CURLINFO_SIZE_UPLOAD_T)
+            // libcurl's request size counts the bytes it sent in the request buffer: the line and
+            // headers, plus an in-memory body (`COPYPOSTFIELDS`) that it sends along with them,
+            // which libcurl 7.88 does for bodies under 64 KiB. A body read from a file, or a larger
+            // one, goes out separately and is not counted there.
+            let requestBuffer = long(CURLINFO_REQUEST_SIZE).map { Int64($0) }
+            let inlineBody: Int64
+            if case .request = source, let body = request.httpBody, !body.isEmpty, body.count < 65_536,
+                let requestBuffer, requestBuffer > Int64(body.count)
+            {
+                inlineBody = Int64(body.count)
+            } else {
+                inlineBody = 0
+            }
             return TransactionMetrics(
                 method: method, url: Redactor.url(request.url), statusCode: statusCode, fetchStart: fetchStart,
                 domainLookupEnd: fresh ? offset(CURLINFO_NAMELOOKUP_TIME_T) : nil,
@@ -44,8 +58,7 @@
                 requestStart: offset(CURLINFO_PRETRANSFER_TIME_T), requestEnd: nil,
                 responseStart: statusCode == nil ? nil : offset(CURLINFO_STARTTRANSFER_TIME_T),
                 responseEnd: offset(CURLINFO_TOTAL_TIME_T),
-                requestHeaderBytes: long(CURLINFO_REQUEST_SIZE).map { Int64($0) },
-                requestBodyBytes: count(CURLINFO_SIZE_UPLOAD_T),
+                requestHeaderBytes: requestBuffer.map { $0 - inlineBody }, requestBodyBytes: bodySent,
                 responseHeaderBytes: statusCode == nil ? nil : long(CURLINFO_HEADER_SIZE).map { Int64($0) },
                 responseBodyWireBytes: statusCode == nil ? nil : count(CURLINFO_SIZE_DOWNLOAD_T),
                 responseBodyDecodedBytes: statusCode == nil ? nil : decodedBodyBytes,

@@ -31,7 +31,7 @@
         }()
         private var body = Data()
         private let sink: Sink
-        private let source: Source
+        let source: Source
         private let progress: (@Sendable (TransferProgress) -> Void)?
         private var lastProgress: TransferProgress?
         private let state: Locked<CurlTransferState>
