@@ -462,10 +462,20 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         #endif
     }
 
+    /// The system's metrics (Apple platforms; corelibs never calls this). They come before the
+    /// task completes, and are reported with the exchange's end; should they come after it,
+    /// they are reported at once.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        guard recorder != nil else { return }
+        guard let recorder else { return }
         let transactions = metrics.transactionMetrics.compactMap { TransactionMetrics(system: $0) }
-        state.withLock { $0.systemTransactions = transactions }
+        let late = state.withLock { state -> Bool in
+            guard !state.finished else { return true }
+            state.systemTransactions = transactions
+            return false
+        }
+        if late {
+            for (hop, transaction) in transactions.enumerated() { recorder.add(transaction, hop: hop) }
+        }
     }
 
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK

@@ -167,8 +167,7 @@
             try check(gn_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
             // Only HTTP(S), whatever the URL or a redirect says (redirects are followed by us,
             // and checked again, but libcurl is restricted too).
-            try check(gn_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
-            try check(gn_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
+            try check(gn_easy_restrict_to_http(handle), "PROTOCOLS")
             try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
             try check(gn_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
             try check(gn_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
@@ -392,7 +391,8 @@
         /// Takes one raw header line; returns whether the transfer goes on.
         func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
             let actions = state.withLock { $0.headerLine(bytes) }
-            apply(actions)
+            // Most lines only feed the head: nothing to apply.
+            if actions.resumeCaller != nil || actions.endStream != nil { apply(actions) }
             return !actions.abort
         }
 

@@ -217,6 +217,8 @@
     extension CurlEventLoop {
         /// Hands waiting transfers to libcurl, oldest first, while slots are free. Loop thread only.
         fileprivate func startWaitingTransfers() {
+            // Called on every wake and completion; most find nothing waiting.
+            if waitingHead == waiting.count, waitingHead == 0 { return }
             while running.count < maxRunningTransfers, waitingHead < waiting.count {
                 let request = waiting[waitingHead]
                 waitingHead += 1
