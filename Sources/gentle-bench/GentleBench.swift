@@ -59,8 +59,18 @@ struct GentleBench {
                 try await StreamingBench.child(url: url, transport: arguments[2], mode: arguments[3])
                 return
             }
+            if arguments.first == "--observation-only" {
+                let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
+                defer { nginx.stop() }
+                let rounds = try intOption("--rounds", in: arguments) ?? 3
+                let seconds = try doubleOption("--seconds", in: arguments) ?? 2
+                try await ObservationBench.measure(baseURL: nginx.baseURL, seconds: seconds, rounds: rounds)
+                return
+            }
             if arguments.first == "--load-only", arguments.count >= 2, let seconds = Double(arguments[1]) {
-                try await loadOnly(seconds: seconds, concurrency: arguments.count > 2 ? Int(arguments[2]) ?? 16 : 16)
+                try await loadOnly(
+                    seconds: seconds, concurrency: arguments.count > 2 ? Int(arguments[2]) ?? 16 : 16,
+                    mode: arguments.count > 3 ? arguments[3] : "off")
                 return
             }
             if arguments.first == "--scale-child", arguments.count >= 3, let url = URL(string: arguments[1]),
@@ -220,6 +230,8 @@ struct GentleBench {
 
         try StreamingBench.measure(nginx: nginx, rounds: rounds)
 
+        try await ObservationBench.measure(baseURL: nginx.baseURL, seconds: seconds, rounds: rounds)
+
         // The decorator stack's own cost, over a canned transport so no I/O is measured.
         let canned = CannedResponseTransport(string: #"{"id":1,"property":"abc"}"#)
         let stack = ReauthTransport(
@@ -251,16 +263,28 @@ struct GentleBench {
         report("50 MB multipart upload peak RSS < 64 MiB", streamed.0 > 0 && streamed.0 < 64 << 20)
     }
 
-    /// `--load-only SECONDS [IN_FLIGHT]`: only the default transport (16 in flight by default),
-    /// for profilers.
-    static func loadOnly(seconds: Double, concurrency: Int) async throws {
+    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger]]`: only the default transport
+    /// (16 in flight by default), for profilers; the mode picks the call (`request`, and by
+    /// default no logger).
+    static func loadOnly(seconds: Double, concurrency: Int, mode: String) async throws {
         let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
         defer { nginx.stop() }
-        let service = HTTPNetworkService(authService: InMemoryAuthService())
+        let logger: any NetworkLogger =
+            mode == "logger" ? ClosureNetworkLogger { record in _ = record.metrics } : NoOpNetworkLogger()
+        let service = HTTPNetworkService(authService: InMemoryAuthService(), logger: logger)
         let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
         let endpoint = Endpoint(path: "/model.json", method: .get)
         let rate = try await throughput(concurrency: concurrency, seconds: seconds) {
-            let _: BenchModel = try await service.request(to: endpoint, via: environment)
+            switch mode {
+            case "response":
+                let _: (BenchModel, HTTPURLResponse) = try await service.requestWithResponse(
+                    to: endpoint, via: environment)
+            case "metrics":
+                let _: (BenchModel, HTTPURLResponse, RequestMetrics) = try await service.requestWithMetrics(
+                    to: endpoint, via: environment)
+            default:
+                let _: BenchModel = try await service.request(to: endpoint, via: environment)
+            }
         }
         print(String(format: "default transport, %d in flight: %.0f requests/s", concurrency, rate))
     }

@@ -10,7 +10,7 @@ import Foundation
 /// Transactions may be added from any thread (libcurl's event loop, a URLSession delegate
 /// queue); steps are recorded by the task that runs the request. The logger is always called
 /// outside this recorder's lock.
-final class ExchangeRecorder: Sendable {
+package final class ExchangeRecorder: Sendable {
     /// The recorder of the request the current task runs, if it is observed.
     @TaskLocal static var current: ExchangeRecorder?
 
@@ -48,6 +48,13 @@ final class ExchangeRecorder: Sendable {
     ) async rethrows -> T {
         guard recorder != nil || current != nil else { return try await operation() }
         return try await $current.withValue(recorder) { try await operation() }
+    }
+
+    /// What an unobserved request pays for observation, for gentle-bench: the two reads of
+    /// ``current`` it makes (the service hiding an inherited recorder, the transport looking for
+    /// one). `true` when nothing observes the calling task.
+    package static func unobservedPathProbe() -> Bool {
+        current == nil && current == nil
     }
 
     /// Records `step` for the request the current task runs, when it is observed.

@@ -306,9 +306,11 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         _ request: URLRequest, bodyLimit: Int64?, collectMetrics: Bool = false
     ) async throws -> (Data, HTTPURLResponse, RequestMetrics?) {
         let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
+        // Metrics asked for without a logger go back to the caller who made the request: their
+        // URLs are redacted (query values, user info) but not scrubbed of the request's own
+        // credential values, which the log session has already computed when there is one.
         let recorder =
-            log != nil || collectMetrics
-            ? ExchangeRecorder(log: log, secrets: log?.credentialValues ?? secrets(of: request)) : nil
+            log != nil || collectMetrics ? ExchangeRecorder(log: log, secrets: log?.credentialValues ?? []) : nil
         do {
             let (data, response) = try await ExchangeRecorder.observing(recorder) {
                 try await Origin.withCredentialHeaders([authService.headerField]) {
