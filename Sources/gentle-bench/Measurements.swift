@@ -22,8 +22,10 @@ func throughput(
     return Double(count) / elapsed
 }
 
+/// Runs `operation` in `concurrency` workers until `seconds` have passed; returns how many times
+/// it completed.
 @discardableResult
-private func runWorkers(
+func runWorkers(
     concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void
 )
     async throws -> Int

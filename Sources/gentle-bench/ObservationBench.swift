@@ -111,31 +111,12 @@ enum ObservationBench {
     static func cpuPerRequest(
         concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void
     ) async throws -> Double {
-        _ = try await workers(concurrency: concurrency, seconds: 0.3, operation)
+        try await runWorkers(concurrency: concurrency, seconds: 0.3, operation)
         let before = cpuSeconds()
-        let count = try await workers(concurrency: concurrency, seconds: seconds, operation)
+        let count = try await runWorkers(concurrency: concurrency, seconds: seconds, operation)
         let used = cpuSeconds() - before
         guard count > 0 else { throw BenchError("no request completed") }
         return used / Double(count) * 1e6
-    }
-
-    private static func workers(
-        concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void
-    ) async throws -> Int {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        return try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<concurrency {
-                group.addTask {
-                    var done = 0
-                    while DispatchTime.now().uptimeNanoseconds < deadline {
-                        try await operation()
-                        done += 1
-                    }
-                    return done
-                }
-            }
-            return try await group.reduce(0, +)
-        }
     }
 
     /// User + system CPU time of this process so far, in seconds.

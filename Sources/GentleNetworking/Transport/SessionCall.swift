@@ -428,12 +428,13 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             state.hopFetchStart = Date()
             state.responseStart = nil
             state.receivedBytes = 0
-            return (hop, state.tracker, state.currentRequest ?? request)
+            let previous = state.currentRequest ?? request
+            state.currentRequest = next
+            return (hop, state.tracker, previous)
         }
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
             recorder.add(hop)
         #endif
-        state.withLock { $0.currentRequest = next }
         tracker.noteHop(status: response.statusCode, from: previous, to: next, recorder: recorder)
     }
 

@@ -139,7 +139,7 @@ struct TransactionMetricsWireTests {
         let harness = try LoopbackHarness(kind: kind, token: nil)
         defer { harness.server.shutdown() }
         let array = "[" + Array(repeating: Self.body, count: 200).joined(separator: ",") + "]"
-        let gzipped = try await compressGzip(Data(array.utf8))
+        let gzipped = try await compress(Data(array.utf8), with: ["gzip", "-c"])
         harness.server.route("GET", "/many") { _ in
             LoopbackResponse(
                 status: 200, headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
@@ -294,25 +294,6 @@ struct TransactionMetricsWireTests {
         #expect(seen.map { $0.header("If-None-Match") } == [nil, nil, nil, "\"e1\""])
         let text = ExchangeEventTests.allText(records)
         #expect(!text.contains("stack-old-secret") && !text.contains("stack-new-secret"))
-    }
-}
-
-/// `data` gzipped by the real `gzip` tool.
-private func compressGzip(_ data: Data) async throws -> Data {
-    try await offCooperativePool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-c"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(data)
-        try input.fileHandleForWriting.close()
-        let compressed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return compressed
     }
 }
 

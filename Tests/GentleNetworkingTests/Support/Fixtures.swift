@@ -121,3 +121,27 @@ func patternBytes(_ count: Int, multiplier: Int) -> Data {
     }
     return data
 }
+
+/// Compresses `data` with a real command-line tool, reading stdin and writing stdout.
+func compress(_ data: Data, with command: [String]) async throws -> Data {
+    try await offCooperativePool { try compressBlocking(data, with: command) }
+}
+
+func compressBlocking(_ data: Data, with command: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = command
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(data)
+    try input.fileHandleForWriting.close()
+    let compressed = output.fileHandleForReading.readDataToEndOfFile()
+    while process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
+    guard process.terminationStatus == 0 else {
+        throw TransportError(.other, url: nil, message: "\(command) exited with \(process.terminationStatus)")
+    }
+    return compressed
+}
