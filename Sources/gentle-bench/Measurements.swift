@@ -11,14 +11,36 @@ struct BenchModel: Decodable, Sendable {
     let property: String
 }
 
+/// Marks the measured window for `scripts/callgrind-requests`: callgrind dumps its counters when
+/// either function is entered (`--dump-before`), so the second dump holds exactly the window's
+/// instructions. Both do next to nothing otherwise; with `GENTLE_BENCH_MARKERS` set, the window's
+/// request count goes to standard error, for the script to divide by.
+enum ProfilerMarkers {
+    nonisolated(unsafe) static var sink = 0
+    static let reportsCount = ProcessInfo.processInfo.environment["GENTLE_BENCH_MARKERS"] != nil
+
+    @inline(never) static func windowStart() {
+        sink &+= 1
+    }
+
+    @inline(never) static func windowEnd(requests: Int) {
+        sink &+= requests
+        if reportsCount {
+            FileHandle.standardError.write(Data("gentle-bench markers: \(requests) requests in the window\n".utf8))
+        }
+    }
+}
+
 /// Requests per second of `operation`, run by `concurrency` workers for `seconds` after a warm-up.
 func throughput(
     concurrency: Int, seconds: Double, warmUp: Double = 0.5, _ operation: @escaping @Sendable () async throws -> Void
 ) async throws -> Double {
     try await runWorkers(concurrency: concurrency, seconds: warmUp, operation)
+    ProfilerMarkers.windowStart()
     let started = DispatchTime.now().uptimeNanoseconds
     let count = try await runWorkers(concurrency: concurrency, seconds: seconds, operation)
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    ProfilerMarkers.windowEnd(requests: count)
     return Double(count) / elapsed
 }
 

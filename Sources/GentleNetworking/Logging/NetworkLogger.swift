@@ -51,7 +51,15 @@ public struct ClosureNetworkLogger: NetworkLogger {
 /// for each step as it happens (``step`` says which), then its ``Event/response`` or
 /// ``Event/failure`` record, which carries the request's ``metrics``. Every record of the request
 /// has the same ``requestID``.
-public struct NetworkLogRecord: Sendable, CustomStringConvertible {
+///
+/// A record the service makes is redacted when it is read, not when it is made: ``url``,
+/// ``headers``, ``bodyExcerpt``, ``errorDescription``, ``step`` and ``metrics`` are each worked out
+/// the first time they are read, then kept. A logger that counts records or reads only their
+/// ``event``, ``statusCode`` and ``duration`` costs a request almost nothing; one that reads
+/// everything pays for the redaction once per field. The record keeps at most 64 KiB of a response
+/// body for its excerpt. Nothing unredacted is reachable through the record, its `description` or
+/// its mirror (`dump`, `String(reflecting:)`).
+public struct NetworkLogRecord: Sendable, CustomStringConvertible, CustomReflectable {
     /// What happened.
     public enum Event: String, Sendable {
         /// A request is about to be sent.
@@ -75,31 +83,35 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
 
     /// What happened.
     public let event: Event
-    /// The request method, such as `GET`.
-    public let method: String
-    /// The URL, with sensitive query values and user info redacted.
-    public let url: String
     /// The response status, for ``Event/response``.
     public let statusCode: Int?
-    /// Request headers (for ``Event/request``) or response headers, with credentials redacted.
-    public let headers: [String: String]
-    /// The start of the body (at most 1 KiB), with credentials redacted; `nil` when there is none.
-    public let bodyExcerpt: String?
     /// The time from sending to this record, for ``Event/response`` and ``Event/failure``.
     public let duration: TimeInterval?
-    /// The failure, for ``Event/failure``.
-    public let errorDescription: String?
     /// The same number on every record of one logical request (its request record, then its
     /// response or failure), unique in the process; `0` for a record made by hand.
     public let requestID: UInt64
     /// When the record was made.
     public let timestamp: Date
+    private let content: LogRecordContent
+
+    /// The request method, such as `GET`.
+    public var method: String { content.method }
+    /// The URL, with sensitive query values and user info redacted, and the request's credential
+    /// values scrubbed wherever they appear.
+    public var url: String { content.url }
+    /// Request headers (for ``Event/request``) or response headers, with credentials redacted;
+    /// empty for the other events.
+    public var headers: [String: String] { content.headers }
+    /// The start of the body (at most 1 KiB), with credentials redacted; `nil` when there is none.
+    public var bodyExcerpt: String? { content.bodyExcerpt }
+    /// The failure, redacted, for ``Event/failure``.
+    public var errorDescription: String? { content.errorDescription }
     /// What happened, for the step events (``Event/redirect``, ``Event/retry``,
-    /// ``Event/refresh``, ``Event/cache``); `nil` for the others.
-    public let step: ExchangeStep?
+    /// ``Event/refresh``, ``Event/cache``); `nil` for the others. A redirect's target is redacted.
+    public var step: ExchangeStep? { content.step }
     /// The request's timings, sizes and steps, for ``Event/response`` and ``Event/failure``
-    /// records of the service; `nil` otherwise.
-    public let metrics: RequestMetrics?
+    /// records of the service, with every URL in them redacted; `nil` otherwise.
+    public var metrics: RequestMetrics? { content.metrics }
 
     /// Creates a record. The values are stored as given: redact them before.
     public init(
@@ -107,26 +119,24 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
         bodyExcerpt: String? = nil, duration: TimeInterval? = nil, errorDescription: String? = nil,
         requestID: UInt64 = 0, timestamp: Date = Date(), step: ExchangeStep? = nil, metrics: RequestMetrics? = nil
     ) {
-        self.event = event
-        self.method = method
-        self.url = url
-        self.statusCode = statusCode
-        self.headers = headers
-        self.bodyExcerpt = bodyExcerpt
-        self.duration = duration
-        self.errorDescription = errorDescription
-        self.requestID = requestID
-        self.timestamp = timestamp
-        self.step = step
-        self.metrics = metrics
+        self.init(
+            event: event, statusCode: statusCode, duration: duration, requestID: requestID, timestamp: timestamp,
+            content: LogRecordContent(
+                .literal(
+                    method: method, url: url, headers: headers, bodyExcerpt: bodyExcerpt,
+                    errorDescription: errorDescription, step: step, metrics: metrics)))
     }
 
-    /// This record with `requestID` and `metrics`.
-    func numbered(_ requestID: UInt64, metrics: RequestMetrics? = nil) -> NetworkLogRecord {
-        NetworkLogRecord(
-            event: event, method: method, url: url, statusCode: statusCode, headers: headers,
-            bodyExcerpt: bodyExcerpt, duration: duration, errorDescription: errorDescription, requestID: requestID,
-            timestamp: timestamp, step: step, metrics: metrics ?? self.metrics)
+    init(
+        event: Event, statusCode: Int? = nil, duration: TimeInterval? = nil, requestID: UInt64,
+        timestamp: Date = Date(), content: LogRecordContent
+    ) {
+        self.event = event
+        self.statusCode = statusCode
+        self.duration = duration
+        self.requestID = requestID
+        self.timestamp = timestamp
+        self.content = content
     }
 
     /// One line, such as `← 200 GET https://api/x (12.3 ms)`.
@@ -143,54 +153,17 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible {
             return "· \(method) \(url): \(step.map(String.init(describing:)) ?? event.rawValue)"
         }
     }
-}
 
-extension NetworkLogRecord {
-    // `secrets` are the request's credential values (``Redactor/credentialValues(of:alsoHeaders:)``):
-    // whatever a record quotes is scrubbed of them, wherever the server echoed them.
-
-    static func request(_ request: URLRequest, secrets: [String] = []) -> NetworkLogRecord {
-        NetworkLogRecord(
-            event: .request,
-            method: request.httpMethod ?? "GET",
-            url: Redactor.scrub(Redactor.url(request.url), secrets: secrets),
-            headers: Redactor.headers(request.allHTTPHeaderFields ?? [:], scrubbing: secrets),
-            bodyExcerpt: request.httpBody.map { Redactor.bodyExcerpt($0, limit: 1024, scrubbing: secrets) }
-        )
-    }
-
-    static func response(
-        _ response: HTTPURLResponse, body: Data, request: URLRequest, duration: TimeInterval, secrets: [String] = []
-    ) -> NetworkLogRecord {
-        NetworkLogRecord(
-            event: .response,
-            method: request.httpMethod ?? "GET",
-            url: Redactor.scrub(Redactor.url(response.url ?? request.url), secrets: secrets),
-            statusCode: response.statusCode,
-            headers: Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: secrets),
-            bodyExcerpt: Redactor.bodyExcerpt(body, limit: 1024, scrubbing: secrets),
-            duration: duration
-        )
-    }
-
-    static func step(_ step: ExchangeStep, request: URLRequest, secrets: [String] = []) -> NetworkLogRecord {
-        NetworkLogRecord(
-            event: step.event,
-            method: request.httpMethod ?? "GET",
-            url: Redactor.scrub(Redactor.url(request.url), secrets: secrets),
-            step: step
-        )
-    }
-
-    static func failure(
-        _ error: any Error, request: URLRequest, duration: TimeInterval, secrets: [String] = []
-    ) -> NetworkLogRecord {
-        NetworkLogRecord(
-            event: .failure,
-            method: request.httpMethod ?? "GET",
-            url: Redactor.scrub(Redactor.url(request.url), secrets: secrets),
-            duration: duration,
-            errorDescription: Redactor.scrub(String(describing: error), secrets: secrets)
-        )
+    /// The record's public fields, redacted: what `dump` and `String(reflecting:)` show (never the
+    /// raw material the record is redacted from).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "event": event, "method": method, "url": url, "statusCode": statusCode as Any, "headers": headers,
+                "bodyExcerpt": bodyExcerpt as Any, "duration": duration as Any,
+                "errorDescription": errorDescription as Any, "requestID": requestID, "timestamp": timestamp,
+                "step": step as Any, "metrics": metrics as Any,
+            ], displayStyle: .struct)
     }
 }

@@ -21,10 +21,48 @@ enum Redactor {
     /// body is never parsed whole; its prefix is redacted by ``redactJSONPrefix(_:outputLimit:)``.
     static let maxScannedBodyBytes = 64 * 1024
 
+    /// ``sensitiveNameFragments`` and ``sensitiveExactNames`` as bytes, for the ASCII scan.
+    private static let fragmentBytes = sensitiveNameFragments.map { Array($0.utf8) }
+    private static let exactNameBytes = sensitiveExactNames.map { Array($0.utf8) }
+
     /// Whether a field, query item or JSON key named `name` holds a secret.
+    ///
+    /// ASCII names (nearly all) are lowercased and searched byte by byte, without allocating. A
+    /// name with any other byte takes Unicode lowercasing, which can turn a non-ASCII letter into
+    /// an ASCII one (the Kelvin sign `K` becomes `k`), so such a name cannot hide `token`.
     static func isSensitiveName(_ name: String) -> Bool {
+        var name = name
+        let ascii: Bool? = name.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { lowered in
+                for (index, byte) in bytes.enumerated() {
+                    lowered[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                }
+                let name = UnsafeBufferPointer(rebasing: lowered[..<bytes.count])
+                return exactNameBytes.contains { name.elementsEqual($0) }
+                    || fragmentBytes.contains { fragment in fragment.withUnsafeBufferPointer { contains(name, $0) } }
+            }
+        }
+        if let ascii { return ascii }
         let lowered = name.lowercased()
         return sensitiveExactNames.contains(lowered) || sensitiveNameFragments.contains { contains(lowered, $0) }
+    }
+
+    /// Whether `haystack` contains `needle`, byte for byte.
+    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var matched = 1
+                while matched < needle.count, haystack[index + matched] == needle[matched] { matched += 1 }
+                if matched == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Whether `text` contains `part`, byte for byte in UTF-8. Foundation's `String.contains`
@@ -33,23 +71,14 @@ enum Redactor {
     static func contains(_ text: String, _ part: String) -> Bool {
         var text = text
         var part = part
-        return text.withUTF8 { haystack in
-            part.withUTF8 { needle in
-                guard let first = needle.first else { return true }
-                guard haystack.count >= needle.count else { return false }
-                var index = 0
-                let last = haystack.count - needle.count
-                while index <= last {
-                    if haystack[index] == first {
-                        var matched = 1
-                        while matched < needle.count, haystack[index + matched] == needle[matched] { matched += 1 }
-                        if matched == needle.count { return true }
-                    }
-                    index += 1
-                }
-                return false
-            }
-        }
+        return text.withUTF8 { haystack in part.withUTF8 { needle in contains(haystack, needle) } }
+    }
+
+    /// Whether `text` holds any of `bytes` (ASCII), scanned as contiguous UTF-8: iterating a
+    /// `String.UTF8View` byte by byte costs about five times as much.
+    static func containsAny(of bytes: [UInt8], in text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in utf8.contains { bytes.contains($0) } }
     }
 
     /// The header value to log: the auth scheme is kept (`Bearer <redacted>`), the secret is not.
@@ -85,10 +114,12 @@ enum Redactor {
     /// a value is scrubbed before any part of it.
     static func credentialValues(of request: URLRequest, alsoHeaders: [String] = []) -> [String] {
         var values: Set<String> = []
-        let extra = Set(alsoHeaders.map { $0.lowercased() })
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             let lowered = name.lowercased()
-            guard sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) || extra.contains(lowered) else {
+            guard
+                sensitiveHeaders.contains(lowered) || isSensitiveName(lowered)
+                    || alsoHeaders.contains(where: { $0.lowercased() == lowered })
+            else {
                 continue
             }
             let trimmed = value.trimmingCharacters(in: .whitespaces)
@@ -103,7 +134,7 @@ enum Redactor {
                 }
             }
         }
-        if let url = request.url, url.absoluteString.utf8.contains(UInt8(ascii: "?")),
+        if let url = request.url, containsAny(of: [UInt8(ascii: "?")], in: url.absoluteString),
             let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems
         {
             for item in items where isSensitiveName(item.name) {
@@ -114,6 +145,7 @@ enum Redactor {
         for value in values where value.utf8.contains(UInt8(ascii: "/")) {
             values.insert(value.replacingOccurrences(of: "/", with: "\\/"))
         }
+        if values.isEmpty { return [] }
         return values.filter { $0.count >= minimumScrubbedLength }.sorted { $0.count > $1.count }
     }
 
@@ -132,8 +164,7 @@ enum Redactor {
         // Most URLs have no user info, query or fragment: nothing to remove, and parsing them
         // into components (several microseconds on Linux) is skipped.
         let text = url.absoluteString
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@") })
-        {
+        if !containsAny(of: [UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@")], in: text) {
             return text
         }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
@@ -161,11 +192,17 @@ enum Redactor {
     ///
     /// Each of `secrets` (see ``credentialValues(of:alsoHeaders:)``) is replaced wherever it
     /// appears, before the excerpt is cut, so a cut never leaves part of one.
-    static func bodyExcerpt(_ data: Data, limit: Int, scrubbing secrets: [String] = []) -> String {
-        if data.isEmpty { return "<empty>" }
+    ///
+    /// `totalSize` is the size of the whole body when `data` is only its start (at least its
+    /// first ``maxScannedBodyBytes``, as a log record keeps it); `nil` when `data` is the body.
+    static func bodyExcerpt(
+        _ data: Data, totalSize: Int? = nil, limit: Int, scrubbing secrets: [String] = []
+    ) -> String {
+        let size = max(totalSize ?? data.count, data.count)
+        if size == 0 { return "<empty>" }
         let limit = max(0, limit)
         var text: String?
-        if data.count <= maxScannedBodyBytes,
+        if size <= maxScannedBodyBytes,
             let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let redacted = try? JSONSerialization.data(
                 withJSONObject: redactJSON(json), options: [.sortedKeys, .fragmentsAllowed]),
@@ -175,8 +212,8 @@ enum Redactor {
         }
         if text == nil {
             let prefix = [UInt8](data.prefix(maxScannedBodyBytes))
-            guard isUTF8(prefix, truncated: data.count > prefix.count) else {
-                return "<\(data.count) bytes of binary data>"
+            guard isUTF8(prefix, truncated: size > prefix.count) else {
+                return "<\(size) bytes of binary data>"
             }
             if let first = prefix.first(where: { !isJSONWhitespace($0) }),
                 first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
@@ -190,8 +227,26 @@ enum Redactor {
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
-        if utf8.count <= limit && data.count <= maxScannedBodyBytes { return text ?? "" }
-        return String(decoding: utf8.prefix(limit), as: UTF8.self) + "… (\(data.count) bytes)"
+        if utf8.count <= limit && size <= maxScannedBodyBytes { return text ?? "" }
+        return String(decoding: utf8.prefix(limit), as: UTF8.self) + "… (\(size) bytes)"
+    }
+
+    /// `step` with a redirect's target scrubbed of `secrets`.
+    static func scrub(_ step: ExchangeStep, secrets: [String]) -> ExchangeStep {
+        guard case .redirected(let status, let target, let stripped) = step else { return step }
+        return .redirected(statusCode: status, to: scrub(target, secrets: secrets), credentialsStripped: stripped)
+    }
+
+    /// `metrics` with every URL in it (each exchange's, each redirect's target) scrubbed of
+    /// `secrets`.
+    static func scrub(_ metrics: RequestMetrics, secrets: [String]) -> RequestMetrics {
+        guard !secrets.isEmpty else { return metrics }
+        var metrics = metrics
+        for index in metrics.transactions.indices {
+            metrics.transactions[index].url = scrub(metrics.transactions[index].url, secrets: secrets)
+        }
+        metrics.steps = metrics.steps.map { scrub($0, secrets: secrets) }
+        return metrics
     }
 
     /// Whether `bytes` are UTF-8, allowing an incomplete character at the end when they are the

@@ -24,16 +24,16 @@ package final class ExchangeRecorder: Sendable {
 
     private let state = Locked(State())
     private let log: NetworkLogSession?
-    private let secrets: [String]
     let start = Date()
     private let startUptime = DispatchTime.now().uptimeNanoseconds
 
-    /// - Parameters:
-    ///   - log: Where steps are reported as they happen; `nil` to collect only.
-    ///   - secrets: The request's credential values, scrubbed from every URL kept.
-    init(log: NetworkLogSession?, secrets: [String]) {
+    /// - Parameter log: Where steps are reported as they happen; `nil` to collect only.
+    ///
+    /// What is collected is kept as the transports report it (URLs redacted of query values and
+    /// user info): the caller who asked for the metrics made the request. The log records that
+    /// carry it scrub the request's credential values when they are read.
+    init(log: NetworkLogSession?) {
         self.log = log
-        self.secrets = secrets
     }
 
     /// Runs `operation` with `recorder` as ``current``.
@@ -66,7 +66,6 @@ package final class ExchangeRecorder: Sendable {
     /// the current hop.
     func add(_ transaction: TransactionMetrics, hop: Int? = nil) {
         var transaction = transaction
-        transaction.url = Redactor.scrub(transaction.url, secrets: secrets)
         state.withLock { state in
             transaction.attempt = state.attempt
             transaction.hop = hop ?? state.hop
@@ -76,11 +75,6 @@ package final class ExchangeRecorder: Sendable {
 
     /// Records `step` and reports it to the log session.
     func record(_ step: ExchangeStep) {
-        var step = step
-        if case .redirected(let status, let target, let stripped) = step {
-            step = .redirected(
-                statusCode: status, to: Redactor.scrub(target, secrets: secrets), credentialsStripped: stripped)
-        }
         state.withLock { state in
             state.steps.append(step)
             if step.startsAttempt {

@@ -22,10 +22,10 @@ extension HTTPNetworkService {
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (HTTPByteStream, HTTPURLResponse) {
         let request = try await prepare(endpoint, environment)
-        let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
+        let log = NetworkLogSession(logger: logger, request: request, alsoHeaders: [authService.headerField])
         // Steps (retries, refreshes, redirects) are logged as they happen; the metrics logged with
         // the head cover what happened up to it (the transfer of the body is still running).
-        let recorder = log.map { ExchangeRecorder(log: $0, secrets: $0.credentialValues) }
+        let recorder = log.map { ExchangeRecorder(log: $0) }
         let body: HTTPByteStream
         let response: HTTPURLResponse
         do {

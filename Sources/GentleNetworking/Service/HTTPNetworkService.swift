@@ -247,36 +247,28 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             url: response.url ?? request.url, response: snapshot)
     }
 
-    /// The fast path for callers that need only a 2xx body: when nothing is logged and the
-    /// transport can defer building the `HTTPURLResponse` (``CurlTransport``), sends `endpoint`
-    /// and checks the status without building it. `nil` when the fast path does not apply.
+    /// The fast path for callers that need only a 2xx body: when the transport can defer
+    /// building the `HTTPURLResponse` (``CurlTransport``), sends `endpoint` and checks the status
+    /// without building it (an enabled logger builds it only if it reads the response record's URL
+    /// or headers). `nil` when the fast path does not apply.
     ///
     /// - Throws: What ``requestData(to:via:)`` throws, with the same errors.
     private func sendDeferred(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (Data, DeferredResponse, URLRequest)? {
-        guard !logger.isEnabled, let deferredTransport else {
+        guard let deferredTransport else {
             return nil
         }
         let request = try await prepare(endpoint, environment)
         let data: Data
         let deferred: DeferredResponse
         do {
-            (data, deferred) = try await ExchangeRecorder.observing(nil) {
-                try await Origin.withCredentialHeaders([authService.headerField]) {
-                    if let limit = endpoint.maxResponseBytes {
-                        try await ResponseLimits.withMaxBodyBytes(limit) {
-                            try await deferredTransport.deferredData(for: request)
-                        }
-                    } else {
-                        try await deferredTransport.deferredData(for: request)
-                    }
-                }
-            }
+            (data, deferred, _) = try await transfer(
+                request, bodyLimit: endpoint.maxResponseBytes, collectMetrics: false,
+                deferredTransport: deferredTransport)
         } catch {
-            let failure = mapped(error, request: request)
-            await notifyIfUnauthorized(failure)
-            throw failure
+            await notifyIfUnauthorized(error)
+            throw error
         }
         guard (200..<300).contains(deferred.statusCode) else {
             if deferred.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
@@ -305,19 +297,31 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     private func send(
         _ request: URLRequest, bodyLimit: Int64?, collectMetrics: Bool = false
     ) async throws -> (Data, HTTPURLResponse, RequestMetrics?) {
-        let log = NetworkLogSession(logger: logger, request: request, secrets: secrets(of: request))
-        // Metrics asked for without a logger go back to the caller who made the request: their
-        // URLs are redacted (query values, user info) but not scrubbed of the request's own
-        // credential values, which the log session has already computed when there is one.
-        let recorder =
-            log != nil || collectMetrics ? ExchangeRecorder(log: log, secrets: log?.credentialValues ?? []) : nil
+        let (data, deferred, metrics) = try await transfer(
+            request, bodyLimit: bodyLimit, collectMetrics: collectMetrics, deferredTransport: nil)
+        return (data, try fullResponse(deferred, request), metrics)
+    }
+
+    /// ``send(_:bodyLimit:collectMetrics:)``, through `deferredTransport` when there is one (the
+    /// response is then built only when someone asks for it).
+    private func transfer(
+        _ request: URLRequest, bodyLimit: Int64?, collectMetrics: Bool,
+        deferredTransport: (any DeferredResponseTransport)?
+    ) async throws -> (Data, DeferredResponse, RequestMetrics?) {
+        let log = NetworkLogSession(logger: logger, request: request, alsoHeaders: [authService.headerField])
+        // Metrics are collected for the logger's records (scrubbed of the request's credential
+        // values when read) or for the caller who asked for them (who made the request: its URLs
+        // are redacted of query values and user info, not scrubbed).
+        let recorder = log != nil || collectMetrics ? ExchangeRecorder(log: log) : nil
         do {
             let (data, response) = try await ExchangeRecorder.observing(recorder) {
                 try await Origin.withCredentialHeaders([authService.headerField]) {
                     if let bodyLimit {
-                        try await ResponseLimits.withMaxBodyBytes(bodyLimit) { try await transport.data(for: request) }
+                        try await ResponseLimits.withMaxBodyBytes(bodyLimit) {
+                            try await callTransport(request, deferredTransport: deferredTransport)
+                        }
                     } else {
-                        try await transport.data(for: request)
+                        try await callTransport(request, deferredTransport: deferredTransport)
                     }
                 }
             }
@@ -328,6 +332,17 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             log?.failure(error, metrics: recorder?.snapshot())
             throw mapped(error, request: request)
         }
+    }
+
+    /// One call to the transport.
+    private func callTransport(
+        _ request: URLRequest, deferredTransport: (any DeferredResponseTransport)?
+    ) async throws -> (Data, DeferredResponse) {
+        if let deferredTransport {
+            return try await deferredTransport.deferredData(for: request)
+        }
+        let (data, response) = try await transport.data(for: request)
+        return (data, DeferredResponse(response))
     }
 
     /// A transport's error as the service throws it: `CancellationError`, a ``NetworkError``, or

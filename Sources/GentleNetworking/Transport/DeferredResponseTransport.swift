@@ -19,11 +19,19 @@ protocol DeferredResponseTransport: HTTPTransportProtocol {
 struct DeferredResponse: Sendable {
     /// The HTTP status code.
     let statusCode: Int
+    /// The URL the response came from (after redirects), as the built response would have it.
+    let url: URL?
     private let build: @Sendable () throws -> HTTPURLResponse
 
-    init(statusCode: Int, build: @escaping @Sendable () throws -> HTTPURLResponse) {
+    init(statusCode: Int, url: URL?, build: @escaping @Sendable () throws -> HTTPURLResponse) {
         self.statusCode = statusCode
+        self.url = url
         self.build = build
+    }
+
+    /// A response already built.
+    init(_ response: HTTPURLResponse) {
+        self.init(statusCode: response.statusCode, url: response.url) { response }
     }
 
     /// Builds the `HTTPURLResponse` (each call builds a new one).

@@ -35,4 +35,17 @@ struct RedactorTests {
         )
         #expect(Redactor.bodyExcerpt(Data([0xFF, 0xFE, 0x00]), limit: 10) == "<3 bytes of binary data>")
     }
+
+    @Test("Secret names are found in any case, as fragments or whole words, and non-ASCII cannot hide one")
+    func sensitiveNames() {
+        for name in [
+            "Authorization", "X-ACCESS-TOKEN", "client_secret", "Api-Key", "APIKEY", "PHPSESSID", "sid", "SID", "Auth",
+            "set-cookie", "to\u{212A}en", "é_password", "ID-Token-ü",
+        ] {
+            #expect(Redactor.isSensitiveName(name), "\(name)")
+        }
+        for name in ["inside", "author", "id", "Accept", "Content-Type", "", "é", "tokn"] {
+            #expect(!Redactor.isSensitiveName(name), "\(name)")
+        }
+    }
 }

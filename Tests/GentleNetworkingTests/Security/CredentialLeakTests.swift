@@ -60,10 +60,13 @@ struct CredentialLeakTests {
         return server
     }
 
-    /// Everything a log record says.
+    /// Everything a log record says, its mirror included (`dump`, `String(reflecting:)`): the
+    /// record redacts when read, and must not show what it redacts from.
     static func text(of record: NetworkLogRecord) -> String {
-        [
-            record.description, record.method, record.url,
+        var dumped = ""
+        dump(record, to: &dumped, maxDepth: 12)
+        return [
+            dumped, String(reflecting: record), record.description, record.method, record.url,
             record.headers.map { "\($0.key): \($0.value)" }.sorted()
                 .joined(separator: "\n"),
             record.bodyExcerpt ?? "", record.errorDescription ?? "", String(describing: record.step),

@@ -16,7 +16,7 @@
                     request: current, configuration: configuration, trust: trust, pool: handles)
                 let (body, head) = try await runHead(easy)
                 let url = easy.request.url
-                let deferred = DeferredResponse(statusCode: head.statusCode) {
+                let deferred = DeferredResponse(statusCode: head.statusCode, url: url) {
                     guard let response = CurlEasyRequest.makeResponse(url: url, head: head) else {
                         throw TransportError(.badResponse, url: url, message: "The server sent no valid status line.")
                     }
