@@ -8,21 +8,24 @@ import Foundation
 /// excerpt, error text, step and metrics), worked out from what the service saw the first time
 /// each is read, then kept.
 ///
-/// A record made by the service holds the raw material (the request's ``NetworkLogSession``, the
-/// response head, at most ``Redactor/maxScannedBodyBytes`` of the body, the error) privately: nothing unredacted is reachable through the record's API, its
+/// A record made by the service holds the raw material privately: the request's shared
+/// ``LogRequestContext`` (the request, with at most ``Redactor/maxScannedBodyBytes`` of its body),
+/// the response head and at most as much of the response body; a failure's description is
+/// redacted when the record is made. Nothing unredacted is reachable through the record's API, its
 /// description or its mirror. A logger that only counts records, or reads their status, costs a
-/// request two small allocations per record.
+/// request three small allocations per record (this object, its lock's box and the mutex).
 final class LogRecordContent: Sendable {
     enum Source: Sendable {
         /// Values given to the public initializer, stored as they are.
         case literal(
             method: String, url: String, headers: [String: String], bodyExcerpt: String?, errorDescription: String?,
             step: ExchangeStep?, metrics: RequestMetrics?)
-        case request(NetworkLogSession)
+        case request(LogRequestContext)
         /// The response head, the start of the body and the body's size.
-        case response(NetworkLogSession, DeferredResponse, body: Data, bodySize: Int, metrics: RequestMetrics?)
-        case step(NetworkLogSession, ExchangeStep)
-        case failure(NetworkLogSession, any Error, metrics: RequestMetrics?)
+        case response(LogRequestContext, DeferredResponse, body: Data, bodySize: Int, metrics: RequestMetrics?)
+        case step(LogRequestContext, ExchangeStep)
+        /// The failure's description, already redacted.
+        case failure(LogRequestContext, description: String, metrics: RequestMetrics?)
     }
 
     private let source: Source
@@ -32,8 +35,8 @@ final class LogRecordContent: Sendable {
         var url: String?
         var headers: [String: String]?
         var bodyExcerpt: String??
-        var errorDescription: String??
         var metrics: RequestMetrics??
+        var step: ExchangeStep??
     }
 
     init(_ source: Source) {
@@ -43,28 +46,28 @@ final class LogRecordContent: Sendable {
     /// The response's content for a record: at most ``Redactor/maxScannedBodyBytes`` of `body`
     /// are kept (copied when the body is larger, so the record never holds a large body alive).
     static func response(
-        _ session: NetworkLogSession, _ response: DeferredResponse, body: Data, metrics: RequestMetrics?
+        _ context: LogRequestContext, _ response: DeferredResponse, body: Data, metrics: RequestMetrics?
     ) -> LogRecordContent {
         let kept = body.count <= Redactor.maxScannedBodyBytes ? body : Data(body.prefix(Redactor.maxScannedBodyBytes))
-        return LogRecordContent(.response(session, response, body: kept, bodySize: body.count, metrics: metrics))
+        return LogRecordContent(.response(context, response, body: kept, bodySize: body.count, metrics: metrics))
     }
 
     var method: String {
         switch source {
         case .literal(let method, _, _, _, _, _, _): method
-        case .request(let session), .response(let session, _, _, _, _), .step(let session, _),
-            .failure(let session, _, _):
-            session.method
+        case .request(let context), .response(let context, _, _, _, _), .step(let context, _),
+            .failure(let context, _, _):
+            context.method
         }
     }
 
     var url: String {
         switch source {
         case .literal(_, let url, _, _, _, _, _): return url
-        case .request(let session), .step(let session, _), .failure(let session, _, _): return session.url
-        case .response(let session, let response, _, _, _):
-            guard let responseURL = response.url, responseURL != session.request.url else { return session.url }
-            return cached(\.url) { session.scrub(Redactor.url(responseURL)) }
+        case .request(let context), .step(let context, _), .failure(let context, _, _): return context.url
+        case .response(let context, let response, _, _, _):
+            guard let responseURL = response.url, responseURL != context.request.url else { return context.url }
+            return cached(\.url) { context.scrub(Redactor.url(responseURL)) }
         }
     }
 
@@ -72,14 +75,14 @@ final class LogRecordContent: Sendable {
         switch source {
         case .literal(_, _, let headers, _, _, _, _): return headers
         case .step, .failure: return [:]
-        case .request(let session):
+        case .request(let context):
             return cached(\.headers) {
-                Redactor.headers(session.request.allHTTPHeaderFields ?? [:], scrubbing: session.secrets)
+                Redactor.headers(context.request.allHTTPHeaderFields ?? [:], scrubbing: context.secrets)
             }
-        case .response(let session, let response, _, _, _):
+        case .response(let context, let response, _, _, _):
             return cached(\.headers) {
                 guard let response = try? response.response() else { return [:] }
-                return Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: session.secrets)
+                return Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: context.secrets)
             }
         }
     }
@@ -88,14 +91,14 @@ final class LogRecordContent: Sendable {
         switch source {
         case .literal(_, _, _, let excerpt, _, _, _): return excerpt
         case .step, .failure: return nil
-        case .request(let session):
-            guard let body = session.request.httpBody else { return nil }
+        case .request(let context):
+            guard let body = context.request.httpBody else { return nil }
             return cached(\.bodyExcerpt) {
-                Redactor.bodyExcerpt(body, limit: 1024, scrubbing: session.secrets)
+                Redactor.bodyExcerpt(body, totalSize: context.bodySize, limit: 1024, scrubbing: context.secrets)
             }
-        case .response(let session, _, let body, let size, _):
+        case .response(let context, _, let body, let size, _):
             return cached(\.bodyExcerpt) {
-                Redactor.bodyExcerpt(body, totalSize: size, limit: 1024, scrubbing: session.secrets)
+                Redactor.bodyExcerpt(body, totalSize: size, limit: 1024, scrubbing: context.secrets)
             }
         }
     }
@@ -104,8 +107,8 @@ final class LogRecordContent: Sendable {
         switch source {
         case .literal(_, _, _, _, let description, _, _): return description
         case .request, .response, .step: return nil
-        case .failure(let session, let error, _):
-            return cached(\.errorDescription) { session.scrub(String(describing: error)) }
+        case .failure(_, let description, _):
+            return description
         }
     }
 
@@ -114,7 +117,7 @@ final class LogRecordContent: Sendable {
         switch source {
         case .literal(_, _, _, _, _, let step, _): return step
         case .request, .response, .failure: return nil
-        case .step(let session, let step): return Redactor.scrub(step, secrets: session.secrets)
+        case .step(let context, let step): return cached(\.step) { Redactor.scrub(step, secrets: context.secrets) }
         }
     }
 
@@ -123,9 +126,9 @@ final class LogRecordContent: Sendable {
         switch source {
         case .literal(_, _, _, _, _, _, let metrics): return metrics
         case .request, .step: return nil
-        case .response(let session, _, _, _, let metrics), .failure(let session, _, let metrics):
+        case .response(let context, _, _, _, let metrics), .failure(let context, _, let metrics):
             guard let metrics else { return nil }
-            return cached(\.metrics) { Redactor.scrub(metrics, secrets: session.secrets) }
+            return cached(\.metrics) { Redactor.scrub(metrics, secrets: context.secrets) }
         }
     }
 

@@ -53,12 +53,13 @@ public struct ClosureNetworkLogger: NetworkLogger {
 /// has the same ``requestID``.
 ///
 /// A record the service makes is redacted when it is read, not when it is made: ``url``,
-/// ``headers``, ``bodyExcerpt``, ``errorDescription``, ``step`` and ``metrics`` are each worked out
-/// the first time they are read, then kept. A logger that counts records or reads only their
-/// ``event``, ``statusCode`` and ``duration`` costs a request almost nothing; one that reads
-/// everything pays for the redaction once per field. The record keeps at most 64 KiB of a response
-/// body for its excerpt. Nothing unredacted is reachable through the record, its `description` or
-/// its mirror (`dump`, `String(reflecting:)`).
+/// ``headers``, ``bodyExcerpt``, ``step`` and ``metrics`` are each worked out the first time they
+/// are read, then kept (a failure's ``errorDescription`` is redacted when the record is made). A
+/// logger that counts records or reads only their ``event``, ``statusCode`` and ``duration``
+/// costs a request almost nothing; one that reads everything pays for the redaction once per
+/// field. The record keeps at most 64 KiB of the request's and the response's bodies for their
+/// excerpts. Nothing unredacted is reachable through the record, its `description` or its mirror
+/// (`dump`, `String(reflecting:)`).
 public struct NetworkLogRecord: Sendable, CustomStringConvertible, CustomReflectable {
     /// What happened.
     public enum Event: String, Sendable {

@@ -141,8 +141,11 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// none unless a logger is enabled. Which figures each transport provides is tabled in the
     /// README ("Observing requests").
     ///
-    /// - Throws: What ``requestWithResponse(to:via:)`` throws. The metrics of a failed request
-    ///   reach an enabled logger with its ``NetworkLogRecord/Event/failure`` record.
+    /// - Throws: What ``requestWithResponse(to:via:)`` throws. A ``NetworkError`` carries the
+    ///   request's metrics up to the failure (``NetworkError/metrics``): the exchanges that
+    ///   reached the wire, a status error's and a decoding failure's included, and the steps. An
+    ///   error before anything was sent (an invalid request) carries none. The metrics of a failed
+    ///   request also reach an enabled logger with its ``NetworkLogRecord/Event/failure`` record.
     public func requestWithMetrics<Model: Decodable>(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (model: Model, response: HTTPURLResponse, metrics: RequestMetrics) {
@@ -153,6 +156,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             return (model, response, metrics ?? RequestMetrics(start: Date(), duration: 0, transactions: [], steps: []))
         } catch {
             throw decodingError(error, modelType: Model.self, response: response, data: data, request: request)
+                .attaching(metrics)
         }
     }
 
@@ -194,7 +198,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         }
         guard (200..<300).contains(response.statusCode) else {
             if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
-            throw statusError(response, data: data, request: request)
+            throw statusError(response, data: data, request: request).attaching(collectMetrics ? metrics : nil)
         }
         return (data, response, request, metrics)
     }
@@ -249,8 +253,8 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// The fast path for callers that need only a 2xx body: when the transport can defer
     /// building the `HTTPURLResponse` (``CurlTransport``), sends `endpoint` and checks the status
-    /// without building it (an enabled logger builds it only if it reads the response record's URL
-    /// or headers). `nil` when the fast path does not apply.
+    /// without building it (an enabled logger builds it only if it reads the response record's
+    /// headers). `nil` when the fast path does not apply.
     ///
     /// - Throws: What ``requestData(to:via:)`` throws, with the same errors.
     private func sendDeferred(
@@ -329,8 +333,12 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             log?.response(response, body: data, metrics: metrics)
             return (data, response, metrics)
         } catch {
-            log?.failure(error, metrics: recorder?.snapshot())
-            throw mapped(error, request: request)
+            let metrics = recorder?.snapshot()
+            log?.failure(error, metrics: metrics)
+            let failure = mapped(error, request: request)
+            // The caller who asked for metrics gets them with the error too.
+            if collectMetrics, let failure = failure as? NetworkError { throw failure.attaching(metrics) }
+            throw failure
         }
     }
 

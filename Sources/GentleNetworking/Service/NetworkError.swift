@@ -78,6 +78,9 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         public let decodingFailure: DecodingFailure?
         /// The error that caused this one, such as a `DecodingError` or a ``TransportError``.
         public let underlyingError: (any Error)?
+        /// The request's timings, sizes and steps up to the failure, when the caller asked for
+        /// them (``HTTPNetworkService/requestWithMetrics(to:via:)``); `nil` otherwise.
+        public internal(set) var metrics: RequestMetrics?
 
         /// Creates details; see ``NetworkError/init(_:message:url:response:decodingFailure:underlyingError:)``.
         public init(
@@ -142,6 +145,22 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     public var decodingFailure: DecodingFailure? { details.decodingFailure }
     /// The error that caused this one, such as a `DecodingError` or a ``TransportError``.
     public var underlyingError: (any Error)? { details.underlyingError }
+
+    /// The request's timings, sizes and steps up to the failure, for an error thrown by
+    /// ``HTTPNetworkService/requestWithMetrics(to:via:)``: every exchange that reached the wire
+    /// (a status error's included), every retry and refresh. `nil` for the other calls.
+    public var metrics: RequestMetrics? { details.metrics }
+
+    /// This error with `metrics` attached (unchanged when `metrics` is `nil`).
+    func attaching(_ metrics: RequestMetrics?) -> NetworkError {
+        guard let metrics else { return self }
+        var details = self.details
+        details.metrics = metrics
+        switch self {
+        case .invalidResponseType: return .invalidResponseType(details)
+        case .httpStatusError(let status): return .httpStatusError(HTTPStatusFailure(status.error, details: details))
+        }
+    }
 
     /// The HTTP status category, when the failure is an HTTP status.
     public var statusError: HTTPStatusError? {

@@ -9,7 +9,7 @@ import Foundation
 /// `Mutex` from the Synchronization module needs macOS 15 / iOS 18, above this package's
 /// deployment targets, so this small wrapper stands in for it.
 ///
-/// On Linux the lock is a bare `pthread_mutex_t`, allocated with the box: corelibs' `NSLock`
+/// On Linux the lock is a bare `pthread_mutex_t` (one allocation besides the box): corelibs' `NSLock`
 /// allocates a mutex, a condition and a second mutex (for `lock(before:)`) and frees them one by
 /// one, which measured about 800 instructions per box made and freed. Boxes are made per request
 /// (a transfer's state, an observed request's recorder and log records), so that counted.

@@ -83,4 +83,50 @@ struct NetworkLogRecordTests {
                 "requestID", "timestamp", "step", "metrics",
             ])
     }
+
+    /// A logger that keeps every record, as a debug console's ring buffer does.
+    final class KeepingLogger: NetworkLogger {
+        let records = Locked<[NetworkLogRecord]>([])
+        func log(_ record: NetworkLogRecord) { records.withLock { $0.append(record) } }
+    }
+
+    @Test("A logger that keeps its records is freed with them: records do not hold the logger")
+    func noCycle() async throws {
+        weak var weakLogger: KeepingLogger?
+        do {
+            let logger = KeepingLogger()
+            weakLogger = logger
+            let service = HTTPNetworkService(
+                transport: CannedResponseTransport(cannedResponse: CannedResponse(string: #"{"id":1}"#)),
+                authService: InMemoryAuthService(), logger: logger)
+            try await service.requestVoid(to: Endpoint(path: "/a", method: .get), via: environment)
+            do {
+                let _: Int = try await service.request(to: Endpoint(path: "/b", method: .get), via: environment)
+            } catch {
+                // A decoding failure: its records are kept too.
+            }
+            #expect(logger.records.withLock { $0.count } == 4)
+        }
+        #expect(weakLogger == nil, "the logger and its records leaked")
+    }
+
+    @Test("A large upload's request record states the body's whole size, from the start it keeps")
+    func largeUpload() async throws {
+        let logger = RecordingLogger()
+        let service = HTTPNetworkService(
+            transport: CannedResponseTransport(cannedResponse: CannedResponse(string: "{}")),
+            authService: InMemoryAuthService(), logger: logger)
+        try await service.requestVoid(
+            to: Endpoint(
+                path: "/upload", method: .post,
+                body: [
+                    "password": EndpointAnyEncodable("PW-SEKRIT"),
+                    "blob": EndpointAnyEncodable(String(repeating: "y", count: 1_000_000)),
+                ]),
+            via: environment)
+        let excerpt = try #require(logger.records.first?.bodyExcerpt)
+        #expect(excerpt.hasSuffix("bytes)") && !excerpt.contains("SEKRIT"))
+        let stated = Int(excerpt.split(separator: "(").last?.split(separator: " ").first ?? "") ?? 0
+        #expect(stated > 1_000_000, "the excerpt states the whole body's size, not the 64 KiB kept: \(stated)")
+    }
 }

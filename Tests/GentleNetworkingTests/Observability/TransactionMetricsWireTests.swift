@@ -197,6 +197,64 @@ struct TransactionMetricsWireTests {
         #expect(!ExchangeEventTests.allText(records).contains("redirect-secret-token"))
     }
 
+    @Test(
+        "requestWithMetrics' errors carry the metrics: a retried 503, a decoding failure, a refused connection; request's carry none",
+        arguments: TransportKind.all)
+    func metricsOnErrors(kind: TransportKind) async throws {
+        let harness = try LoopbackHarness(
+            kind: kind, token: nil,
+            transport: RetryTransport(
+                inner: try kind.make(),
+                policy: RetryPolicy(maxRetries: 1, baseDelay: 0.01, maxDelay: 0.01, jitter: nil),
+                budget: .unlimited()))
+        defer { harness.server.shutdown() }
+        harness.server.route("GET", "/busy") { _ in .json(#"{"error":"busy"}"#, status: 503) }
+        harness.server.route("GET", "/not-a-model") { _ in .json(#"{"unexpected":true}"#) }
+
+        do {
+            let _: (Model, HTTPURLResponse, RequestMetrics) = try await harness.service.requestWithMetrics(
+                to: Endpoint(path: "/busy", method: .get), via: harness.environment)
+            Issue.record("a 503 succeeded")
+        } catch let error as NetworkError {
+            #expect(error.statusCode == 503)
+            let metrics = try #require(error.metrics, "the status error carries the metrics")
+            #expect(harness.server.requests(path: "/busy").count == 2)
+            #expect(metrics.transactions.map(\.statusCode) == [503, 503])
+            #expect(metrics.transactions.map(\.attempt) == [1, 2])
+            #expect(metrics.attempts == 2)
+            #expect(metrics.steps.count == 1)
+        }
+
+        do {
+            let _: (Model, HTTPURLResponse, RequestMetrics) = try await harness.service.requestWithMetrics(
+                to: Endpoint(path: "/not-a-model", method: .get), via: harness.environment)
+            Issue.record("a body that is not a Model decoded")
+        } catch let error as NetworkError {
+            #expect(error.kind == .decodingFailed)
+            #expect(try #require(error.metrics).transactions.map(\.statusCode) == [200])
+        }
+
+        // The same 503 through request(to:via:): no metrics were asked for, none are attached.
+        do {
+            let _: Model = try await harness.service.request(
+                to: Endpoint(path: "/busy", method: .get), via: harness.environment)
+            Issue.record("a 503 succeeded")
+        } catch let error as NetworkError {
+            #expect(error.statusCode == 503 && error.metrics == nil)
+        }
+
+        let port = try RefusingPort()
+        let refusing = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
+        do {
+            let _: (Model, HTTPURLResponse, RequestMetrics) = try await refusing.requestWithMetrics(
+                to: Endpoint(path: "/x", method: .get), via: DefaultAPIEnvironment(baseURL: port.baseURL))
+            Issue.record("a closed port answered")
+        } catch let error as NetworkError {
+            let transaction = try #require(error.metrics?.transactions.first, "the refused attempt's metrics")
+            #expect(transaction.statusCode == nil && transaction.responseStart == nil)
+        }
+    }
+
     @Test("A refused connection: the failure record carries the metrics of the attempt", arguments: TransportKind.all)
     func refused(kind: TransportKind) async throws {
         let port = try RefusingPort()
