@@ -43,13 +43,13 @@ final class LogRecordContent: Sendable {
         self.source = source
     }
 
-    /// The response's content for a record: at most ``Redactor/maxScannedBodyBytes`` of `body`
-    /// are kept (copied when the body is larger, so the record never holds a large body alive).
+    /// The response's content for a record, keeping of `body` only ``Redactor/excerptSource(of:)``.
     static func response(
         _ context: LogRequestContext, _ response: DeferredResponse, body: Data, metrics: RequestMetrics?
     ) -> LogRecordContent {
-        let kept = body.count <= Redactor.maxScannedBodyBytes ? body : Data(body.prefix(Redactor.maxScannedBodyBytes))
-        return LogRecordContent(.response(context, response, body: kept, bodySize: body.count, metrics: metrics))
+        LogRecordContent(
+            .response(
+                context, response, body: Redactor.excerptSource(of: body), bodySize: body.count, metrics: metrics))
     }
 
     var method: String {

@@ -29,7 +29,7 @@ final class LogRequestContext: Sendable {
         if let body = request.httpBody, body.count > Redactor.maxScannedBodyBytes {
             // A large upload is not kept alive by the records of a logger that stores them.
             var kept = request
-            kept.httpBody = Data(body.prefix(Redactor.maxScannedBodyBytes))
+            kept.httpBody = Redactor.excerptSource(of: body)
             self.request = kept
             self.bodySize = body.count
         } else {

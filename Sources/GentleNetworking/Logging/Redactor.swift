@@ -74,6 +74,13 @@ enum Redactor {
         return text.withUTF8 { haystack in part.withUTF8 { needle in contains(haystack, needle) } }
     }
 
+    /// What a log record keeps of `body` for its excerpt: all of it up to
+    /// ``maxScannedBodyBytes``, else a copy of that much of its start, so a record never keeps a
+    /// large body alive.
+    static func excerptSource(of body: Data) -> Data {
+        body.count <= maxScannedBodyBytes ? body : Data(body.prefix(maxScannedBodyBytes))
+    }
+
     /// Whether `text` holds any of `bytes` (ASCII), scanned as contiguous UTF-8: iterating a
     /// `String.UTF8View` byte by byte costs about five times as much.
     static func containsAny(of bytes: [UInt8], in text: String) -> Bool {

@@ -283,10 +283,7 @@ struct TransactionMetricsWireTests {
         defer { server.shutdown() }
         let calls = Locked(0)
         server.route("GET", "/doc") { request in
-            let call = calls.withLock { calls -> Int in
-                calls += 1
-                return calls
-            }
+            let call = calls.increment()
             switch call {
             case 1: return .status(503)
             case 2: return .status(401)

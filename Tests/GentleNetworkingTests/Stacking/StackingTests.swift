@@ -17,10 +17,7 @@ struct StackingTests {
         }
         server.route("GET", "/doc") { request in
             guard request.bearerToken == accepted.current else { return .status(401) }
-            let attempt = flaky.withLock { value -> Int in
-                value += 1
-                return value
-            }
+            let attempt = flaky.increment()
             if attempt == 1 { return .status(503) }
             if request.header("If-None-Match") == "\"v1\"" {
                 return LoopbackResponse.status(304).adding(header: "ETag", "\"v1\"")

@@ -17,10 +17,7 @@ struct EventSourceWireTests {
         defer { server.shutdown() }
         let connections = Locked(0)
         server.route("GET", "/feed") { _ in
-            let number = connections.withLock { value -> Int in
-                value += 1
-                return value
-            }
+            let number = connections.increment()
             switch number {
             // curl streams: the connection drops mid-body after two events. URLSessionTransport
             // reads the whole body first, so a drop would lose the events before it; there the

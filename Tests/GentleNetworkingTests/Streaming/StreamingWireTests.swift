@@ -209,10 +209,7 @@ struct StreamingWireTests {
         defer { server.shutdown() }
         let calls = Locked(0)
         server.route("GET", "/flaky") { _ in
-            let call = calls.withLock { value -> Int in
-                value += 1
-                return value
-            }
+            let call = calls.increment()
             return call == 1 ? .status(503) : .eventStream(["data: ok\n\n"])
         }
         server.route("GET", "/private") { request in

@@ -145,3 +145,13 @@ func compressBlocking(_ data: Data, with command: [String]) throws -> Data {
     }
     return compressed
 }
+
+extension Locked where Value == Int {
+    /// Adds one and returns the new count: a server route's call number.
+    func increment() -> Int {
+        withLock { value -> Int in
+            value += 1
+            return value
+        }
+    }
+}
