@@ -100,22 +100,26 @@ public enum RequestValidator {
 
     /// Whether `text` starts `http://` or `https://` (any case) and names a host.
     static func isHTTPURLWithHost(_ text: String) -> Bool {
-        let bytes = text.utf8
-        var index = bytes.startIndex
-        for expected in "http".utf8 {
-            guard index != bytes.endIndex, bytes[index] | 0x20 == expected else { return false }
-            index = bytes.index(after: index)
+        var text = text
+        return text.withUTF8 { bytes in
+            var index = 0
+            for expected in "http".utf8 {
+                guard index < bytes.count, bytes[index] | 0x20 == expected else { return false }
+                index += 1
+            }
+            if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "s") { index += 1 }
+            for expected in "://".utf8 {
+                guard index < bytes.count, bytes[index] == expected else { return false }
+                index += 1
+            }
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
+                bytes[end] != UInt8(ascii: "#")
+            {
+                end += 1
+            }
+            return EndpointRequestBuilder.hasHost(bytes, authority: index..<end)
         }
-        if index != bytes.endIndex, bytes[index] | 0x20 == UInt8(ascii: "s") { index = bytes.index(after: index) }
-        for expected in "://".utf8 {
-            guard index != bytes.endIndex, bytes[index] == expected else { return false }
-            index = bytes.index(after: index)
-        }
-        let rest = text.utf8[index...]
-        let end =
-            rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? rest.endIndex
-        return EndpointRequestBuilder.hasHost(Substring(text)[index..<end].utf8)
     }
 
     /// `tchar` of RFC 9110 §5.6.2.

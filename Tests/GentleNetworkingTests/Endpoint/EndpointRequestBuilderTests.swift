@@ -117,6 +117,40 @@ struct EndpointRequestBuilderTests {
         #expect(request.httpMethod == "GET")
     }
 
+    @Test(
+        "A base URL's query is kept before the endpoint's, its fragment is dropped",
+        arguments: [
+            ("https://h.example/v1?key=k#frag", "https://h.example/v1/a?key=k&n=1"),
+            ("https://h.example?key=k", "https://h.example/a?key=k&n=1"),
+            ("https://h.example/v1/#top", "https://h.example/v1/a?n=1"),
+            ("https://h.example/v1?", "https://h.example/v1/a?n=1"),
+            ("http://u@[::1]:8/p?x=a:b/c", "http://u@[::1]:8/p/a?x=a:b/c&n=1"),
+        ])
+    func baseQueryAndFragment(base: String, expected: String) throws {
+        let request = try builder.makeRequest(
+            for: Endpoint(path: "/a", method: .get, query: [URLQueryItem(name: "n", value: "1")]),
+            in: DefaultAPIEnvironment(baseURL: URL(string: base)))
+        #expect(request.url?.absoluteString == expected)
+    }
+
+    @Test("The default fields are the same request as setValue would build, and endpoint headers still win")
+    func defaultFieldsMatchSetValue() throws {
+        let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://h.example"))
+        let get = try builder.makeRequest(for: Endpoint(path: "/a", method: .get), in: environment)
+        var expected = URLRequest(url: try #require(URL(string: "https://h.example/a")))
+        expected.setValue("application/json", forHTTPHeaderField: "Accept")
+        #expect(get == expected)
+        #expect(get.allHTTPHeaderFields == ["Accept": "application/json"])
+        let post = try builder.makeRequest(
+            for: Endpoint(
+                path: "/a", method: .post, body: ["n": EndpointAnyEncodable(1)],
+                headers: ["accept": "text/csv", "content-type": "application/x-ndjson"]),
+            in: environment)
+        #expect(post.value(forHTTPHeaderField: "Accept") == "text/csv")
+        #expect(post.value(forHTTPHeaderField: "Content-Type") == "application/x-ndjson")
+        #expect(post.allHTTPHeaderFields?.count == 2)
+    }
+
     @Test("A body that cannot be encoded is a typed error naming the endpoint")
     func unencodableBody() {
         let endpoint = Endpoint(path: "/a", method: .post, body: ["x": EndpointAnyEncodable(Double.nan)])

@@ -55,6 +55,31 @@ struct CurlTransferStateTests {
         #expect(state.bodyBytes(1).0 == .abort)
     }
 
+    @Test("Header fields keep their names and values byte for byte, in order, whatever they contain")
+    func fieldsRoundTrip() {
+        var state = makeState(limits: .init(maxBodyBytes: 100, maxHeaderCount: 10, maxHeaderBytes: 4096))
+        var lines: [[UInt8]] = [
+            "HTTP/1.1 200 OK", "X-Url: http://h:8/a?b=c", "X-Empty:", "X-Spaces:  \t padded", "set-cookie: a=1",
+            "Set-Cookie: b=2",
+        ].map { Array($0.utf8) }
+        lines.append(Array("X-Bytes: ".utf8) + [0xFF, 0x00, 0x41])  // invalid UTF-8 and a NUL
+        lines.append(Array("X-Long: ".utf8) + Array(repeating: UInt8(ascii: "v"), count: 600))
+        for line in lines + [[]] {
+            let actions = (line + Array("\r\n".utf8)).withUnsafeBytes { state.headerLine($0) }
+            #expect(!actions.abort)
+        }
+        let fields = state.head.headers
+        #expect(state.head.fieldCount == 7)
+        #expect(fields.map(\.0) == ["X-Url", "X-Empty", "X-Spaces", "set-cookie", "Set-Cookie", "X-Bytes", "X-Long"])
+        #expect(
+            fields.map(\.1).prefix(5) == ["http://h:8/a?b=c", "", "padded", "a=1", "b=2"])
+        #expect(fields[5].1 == "\u{FFFD}\u{0}A")
+        #expect(fields[6].1 == String(repeating: "v", count: 600))
+        // A new status line starts a new head with no fields.
+        _ = Array("HTTP/1.1 200 OK\r\n".utf8).withUnsafeBytes { state.headerLine($0) }
+        #expect(state.head.headers.isEmpty && state.head.fieldCount == 0)
+    }
+
     @Test("1xx interim heads are replaced by the final one")
     func interimHeads() {
         var state = makeState()

@@ -418,8 +418,8 @@
 
         /// The response for a parsed head, or `nil` for an invalid status line.
         static func makeResponse(url: URL?, head: ResponseHead) -> HTTPURLResponse? {
-            var fields: [String: String] = Dictionary(minimumCapacity: head.headers.count)
-            var spelling: [String: String] = Dictionary(minimumCapacity: head.headers.count)  // lowercased → first seen
+            var fields: [String: String] = Dictionary(minimumCapacity: head.fieldCount)
+            var spelling: [String: String] = Dictionary(minimumCapacity: head.fieldCount)  // lowercased → first seen
             for (name, value) in head.headers {
                 let key = name.lowercased()
                 if let existing = spelling[key] {

@@ -1,10 +1,67 @@
 import Foundation
 
 /// The status line and header fields of one response, as received.
+///
+/// The fields are kept as the bytes libcurl handed over and become strings only when
+/// ``headers`` is read: most requests (`HTTPNetworkService.request`) never read them, and two
+/// strings per field line cost more than the rest of the head's handling.
 struct CurlResponseHead: Sendable {
     var statusCode = 0
     var httpVersion = "HTTP/1.1"
-    var headers: [(String, String)] = []
+    /// Each field as a 4-byte name length, a 4-byte value length (both little-endian), then the
+    /// name's and the value's bytes. Lengths rather than separators: a value may hold any byte.
+    private var fieldBytes: [UInt8] = []
+    /// How many fields `fieldBytes` holds.
+    private(set) var fieldCount = 0
+
+    /// The header fields in the order received, names as spelled by the server (invalid UTF-8
+    /// repaired with U+FFFD). Parsed from the raw bytes on every read.
+    var headers: [(String, String)] {
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(fieldCount)
+        fieldBytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset + 8 <= raw.count {
+                let nameCount = Int(Self.length(raw, at: offset))
+                let valueCount = Int(Self.length(raw, at: offset + 4))
+                let nameStart = offset + 8
+                let valueStart = nameStart + nameCount
+                offset = valueStart + valueCount
+                guard offset <= raw.count else { break }
+                fields.append(
+                    (
+                        String(decoding: UnsafeRawBufferPointer(rebasing: raw[nameStart..<valueStart]), as: UTF8.self),
+                        String(decoding: UnsafeRawBufferPointer(rebasing: raw[valueStart..<offset]), as: UTF8.self)
+                    ))
+            }
+        }
+        return fields
+    }
+
+    /// Appends one field. Lengths above `UInt32.max` cannot occur (the header byte limit is an
+    /// `Int` far below it by default), but are clamped rather than trapped on.
+    mutating func appendField(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        if fieldBytes.isEmpty { fieldBytes.reserveCapacity(512) }
+        let nameCount = min(name.count, Int(UInt32.max))
+        let valueCount = min(value.count, Int(UInt32.max))
+        Self.appendLength(UInt32(nameCount), to: &fieldBytes)
+        Self.appendLength(UInt32(valueCount), to: &fieldBytes)
+        fieldBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[0..<nameCount]))
+        fieldBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[0..<valueCount]))
+        fieldCount += 1
+    }
+
+    private static func appendLength(_ length: UInt32, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: length))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: length >> 24))
+    }
+
+    private static func length(_ raw: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(raw[offset]) | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset + 2]) << 16
+            | UInt32(raw[offset + 3]) << 24
+    }
 }
 
 /// The lifecycle of one libcurl transfer as a plain value: the owner (``CurlEasyRequest``)
@@ -165,11 +222,10 @@ struct CurlTransferState: Sendable {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return Actions() }
         var valueStart = colon + 1
         while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<end]), as: UTF8.self)
-        head.headers.append((name, value))
+        let value = UnsafeRawBufferPointer(rebasing: line[valueStart..<end])
+        head.appendField(name: UnsafeRawBufferPointer(rebasing: line[0..<colon]), value: value)
         if colon == 14, Self.equalsIgnoringCase(line[0..<colon], "content-length") {
-            return noteContentLength(value)
+            return noteContentLength(String(decoding: value, as: UTF8.self))
         }
         if colon == 17, Self.equalsIgnoringCase(line[0..<colon], "transfer-encoding") {
             hasTransferEncoding = true
