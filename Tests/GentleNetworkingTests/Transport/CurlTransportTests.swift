@@ -56,6 +56,30 @@
             #expect(seen.header("User-Agent")?.hasPrefix("GentleNetworking libcurl/") == true)
         }
 
+        @Test("Without a body: no Expect, Content-Type or suppression lines on the wire; an empty POST says its length")
+        func bodilessHeaders() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route(nil, "/h") { _ in .status(204) }
+            let transport = try CurlTransport()
+            for method in ["GET", "DELETE", "PUT", "OPTIONS", "HEAD", "POST"] {
+                var request = URLRequest(url: server.url("/h"))
+                request.httpMethod = method
+                request.setValue("1", forHTTPHeaderField: "X-Trace")
+                _ = try await transport.data(for: request)
+            }
+            let seen = server.receivedRequests
+            #expect(seen.map(\.method) == ["GET", "DELETE", "PUT", "OPTIONS", "HEAD", "POST"])
+            for request in seen {
+                #expect(request.header("Expect") == nil, "\(request.method)")
+                #expect(request.header("Content-Type") == nil, "\(request.method)")
+                #expect(request.header("X-Trace") == "1", "\(request.method)")
+                #expect(request.header("User-Agent")?.hasPrefix("GentleNetworking libcurl/") == true)
+                #expect(request.body.isEmpty)
+            }
+            #expect(seen.last?.header("Content-Length") == "0")
+        }
+
         @Test("Redirects: 303 turns POST into GET without the body; 307 keeps both")
         func redirectMethods() async throws {
             let server = try LoopbackServer()

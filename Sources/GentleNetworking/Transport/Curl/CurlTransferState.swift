@@ -8,59 +8,45 @@ import Foundation
 struct CurlResponseHead: Sendable {
     var statusCode = 0
     var httpVersion = "HTTP/1.1"
-    /// Each field as a 4-byte name length, a 4-byte value length (both little-endian), then the
-    /// name's and the value's bytes. Lengths rather than separators: a value may hold any byte.
-    private var fieldBytes: [UInt8] = []
-    /// How many fields `fieldBytes` holds.
+    /// The field lines as received (without their line ending), each followed by a LF. libcurl
+    /// ends a header line at its LF, so a stored line never contains one.
+    private var fieldLines: [UInt8] = []
+    /// How many field lines `fieldLines` holds.
     private(set) var fieldCount = 0
 
-    /// The header fields in the order received, names as spelled by the server (invalid UTF-8
-    /// repaired with U+FFFD). Parsed from the raw bytes on every read.
+    /// The header fields in the order received: the name is what precedes a line's first colon
+    /// (as spelled by the server), the value what follows it without leading spaces and tabs;
+    /// invalid UTF-8 is repaired with U+FFFD. Parsed from the raw lines on every read.
     var headers: [(String, String)] {
         var fields: [(String, String)] = []
         fields.reserveCapacity(fieldCount)
-        fieldBytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 8 <= raw.count {
-                let nameCount = Int(Self.length(raw, at: offset))
-                let valueCount = Int(Self.length(raw, at: offset + 4))
-                let nameStart = offset + 8
-                let valueStart = nameStart + nameCount
-                offset = valueStart + valueCount
-                guard offset <= raw.count else { break }
+        fieldLines.withUnsafeBytes { raw in
+            var start = 0
+            while start < raw.count {
+                var end = start
+                while end < raw.count, raw[end] != 0x0A { end += 1 }
+                var colon = start
+                while colon < end, raw[colon] != UInt8(ascii: ":") { colon += 1 }
+                var valueStart = min(colon + 1, end)
+                while valueStart < end, raw[valueStart] == 0x20 || raw[valueStart] == 0x09 { valueStart += 1 }
                 fields.append(
                     (
-                        String(decoding: UnsafeRawBufferPointer(rebasing: raw[nameStart..<valueStart]), as: UTF8.self),
-                        String(decoding: UnsafeRawBufferPointer(rebasing: raw[valueStart..<offset]), as: UTF8.self)
+                        String(decoding: UnsafeRawBufferPointer(rebasing: raw[start..<colon]), as: UTF8.self),
+                        String(decoding: UnsafeRawBufferPointer(rebasing: raw[valueStart..<end]), as: UTF8.self)
                     ))
+                start = end + 1
             }
         }
         return fields
     }
 
-    /// Appends one field. Lengths above `UInt32.max` cannot occur (the header byte limit is an
-    /// `Int` far below it by default), but are clamped rather than trapped on.
-    mutating func appendField(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        if fieldBytes.isEmpty { fieldBytes.reserveCapacity(512) }
-        let nameCount = min(name.count, Int(UInt32.max))
-        let valueCount = min(value.count, Int(UInt32.max))
-        Self.appendLength(UInt32(nameCount), to: &fieldBytes)
-        Self.appendLength(UInt32(valueCount), to: &fieldBytes)
-        fieldBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[0..<nameCount]))
-        fieldBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[0..<valueCount]))
+    /// Appends one field line (`name:value`, without its line ending; it must contain a colon
+    /// and no LF).
+    mutating func appendFieldLine(_ line: UnsafeRawBufferPointer) {
+        if fieldLines.isEmpty { fieldLines.reserveCapacity(512) }
+        fieldLines.append(contentsOf: line)
+        fieldLines.append(0x0A)
         fieldCount += 1
-    }
-
-    private static func appendLength(_ length: UInt32, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(truncatingIfNeeded: length))
-        bytes.append(UInt8(truncatingIfNeeded: length >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: length >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: length >> 24))
-    }
-
-    private static func length(_ raw: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        UInt32(raw[offset]) | UInt32(raw[offset + 1]) << 8 | UInt32(raw[offset + 2]) << 16
-            | UInt32(raw[offset + 3]) << 24
     }
 }
 
@@ -220,12 +206,12 @@ struct CurlTransferState: Sendable {
         // section, and a trailing Content-Length must not slip past the framing checks.
         if headComplete { return Actions() }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return Actions() }
-        var valueStart = colon + 1
-        while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-        let value = UnsafeRawBufferPointer(rebasing: line[valueStart..<end])
-        head.appendField(name: UnsafeRawBufferPointer(rebasing: line[0..<colon]), value: value)
+        head.appendFieldLine(line)
         if colon == 14, Self.equalsIgnoringCase(line[0..<colon], "content-length") {
-            return noteContentLength(String(decoding: value, as: UTF8.self))
+            var valueStart = colon + 1
+            while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            return noteContentLength(
+                String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<end]), as: UTF8.self))
         }
         if colon == 17, Self.equalsIgnoringCase(line[0..<colon], "transfer-encoding") {
             hasTransferEncoding = true
