@@ -80,6 +80,36 @@
             #expect(seen.last?.header("Content-Length") == "0")
         }
 
+        @Test("A download's or a stream's handle (a 1 MiB receive buffer) is freed, not pooled; a small request's is")
+        func largeBufferHandlesAreNotPooled() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/small") { _ in .text("ok") }
+            let transport = try CurlTransport()
+            /// The pool's idle count once the loop has cleaned up (it does so just after resuming).
+            func settledIdleCount(_ expected: Int) async throws -> Int {
+                for _ in 0..<200 where transport.handles.idleCount != expected {
+                    try await Task.sleep(nanoseconds: 5_000_000)
+                }
+                return transport.handles.idleCount
+            }
+            _ = try await transport.data(for: URLRequest(url: server.url("/small")))
+            #expect(try await settledIdleCount(1) == 1)
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID()).txt")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            _ = try await transport.download(for: URLRequest(url: server.url("/small")), to: destination)
+            #expect(try String(contentsOf: destination, encoding: .utf8) == "ok")
+            #expect(try await settledIdleCount(0) == 0)  // took the pooled handle, then freed it
+            _ = try await transport.data(for: URLRequest(url: server.url("/small")))
+            #expect(try await settledIdleCount(1) == 1)
+            let (stream, _) = try await transport.stream(for: URLRequest(url: server.url("/small")))
+            var received = Data()
+            for try await chunk in stream { received += chunk }
+            #expect(received == Data("ok".utf8))
+            #expect(try await settledIdleCount(0) == 0)
+            #expect(server.receivedRequests.count == 4)
+        }
+
         @Test("Redirects: 303 turns POST into GET without the body; 307 keeps both")
         func redirectMethods() async throws {
             let server = try LoopbackServer()

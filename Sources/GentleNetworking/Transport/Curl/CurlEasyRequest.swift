@@ -153,6 +153,9 @@
             errorBuffer.deallocate()
         }
 
+        /// libcurl's receive buffer for streams and downloads, in bytes (its default is 16 KiB).
+        static let transferBufferSize = 1024 * 1024
+
         /// The default `User-Agent` line, built once.
         private static let userAgentLine = "User-Agent: \(CurlTransport.userAgent)"
 
@@ -174,6 +177,16 @@
             try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
             try check(gn_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
             try check(gn_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
+            if case .memory = sink {
+                // libcurl's 16 KiB receive buffer: small bodies, nothing to gain.
+            } else {
+                // Streams and downloads: one callback (and, for a stream, at most one wake-up of
+                // its consumer) per up to 1 MiB instead of per 16 KiB: a 1 GiB stream went from
+                // ~930 to ~1,830 MB/s on loopback (256 KiB: ~1,300). Such a handle is freed after
+                // its transfer, not pooled, so no idle handle keeps the buffer.
+                try check(
+                    gn_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.transferBufferSize), "BUFFERSIZE")
+            }
             // Any Double is accepted (NaN, negative, infinite): clamped, never converted raw.
             let timeout = Clamp.timeout(request.timeoutInterval) ?? configuration.connectTimeout
             let connectTimeout = min(configuration.connectTimeout, timeout)
@@ -479,7 +492,11 @@
         func cleanup() {
             // The buffer goes with this request; a pooled handle must not keep pointing at it.
             _ = gn_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-            pool.give(handle)
+            if case .memory = sink {
+                pool.give(handle)
+            } else {
+                pool.discard(handle)  // its receive buffer is `transferBufferSize`
+            }
             // The request owns its file descriptors, so they are closed only once libcurl can no
             // longer call back into them.
             Self.release(sink: sink, source: source)

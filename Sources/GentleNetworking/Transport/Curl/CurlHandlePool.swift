@@ -38,6 +38,19 @@
             }
         }
 
+        /// How many handles wait for reuse.
+        var idleCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return idle.count
+        }
+
+        /// Frees a handle instead of pooling it: one that received through a large buffer
+        /// (`curl_easy_reset` keeps libcurl's receive buffer, so a pooled handle would hold it).
+        func discard(_ handle: UnsafeMutableRawPointer) {
+            curl_easy_cleanup(handle)
+        }
+
         deinit {
             for handle in idle { curl_easy_cleanup(handle) }
         }
