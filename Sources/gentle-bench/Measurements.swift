@@ -44,6 +44,64 @@ func throughput(
     return Double(count) / elapsed
 }
 
+/// One client's figures from one measured window.
+struct ClientSample: Sendable {
+    /// Completed requests per second.
+    var rate: Double
+    /// The process's CPU time (user + system) per request, in µs: this process for in-process
+    /// clients, the child for the curl CLI.
+    var cpuMicroseconds: Double
+    /// Each request's wall time in µs, when asked for (1 in flight).
+    var latencies: [Double] = []
+}
+
+/// Like ``throughput(concurrency:seconds:warmUp:_:)``, also measuring this process's CPU time
+/// over the window and, with `latencies`, each request's wall time.
+func measureClient(
+    concurrency: Int, seconds: Double, latencies: Bool, warmUp: Double = 0.5,
+    _ operation: @escaping @Sendable () async throws -> Void
+) async throws -> ClientSample {
+    try await runWorkers(concurrency: concurrency, seconds: warmUp, operation)
+    let timed: @Sendable () async throws -> Void
+    let recorded = LatencyRecorder()
+    if latencies {
+        timed = {
+            let started = DispatchTime.now().uptimeNanoseconds
+            try await operation()
+            recorded.add(Double(DispatchTime.now().uptimeNanoseconds - started) / 1000)
+        }
+    } else {
+        timed = operation
+    }
+    let cpuBefore = ObservationBench.cpuSeconds().total
+    let started = DispatchTime.now().uptimeNanoseconds
+    let count = try await runWorkers(concurrency: concurrency, seconds: seconds, timed)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    let cpu = ObservationBench.cpuSeconds().total - cpuBefore
+    guard count > 0 else { throw BenchError("no request completed") }
+    return ClientSample(
+        rate: Double(count) / elapsed, cpuMicroseconds: cpu / Double(count) * 1e6, latencies: recorded.values)
+}
+
+/// Request wall times from concurrent workers.
+final class LatencyRecorder: Sendable {
+    private let storage = Locked<[Double]>([])
+
+    func add(_ microseconds: Double) {
+        storage.withLock { $0.append(microseconds) }
+    }
+
+    var values: [Double] { storage.withLock { $0 } }
+}
+
+/// The value below which `fraction` of `values` fall (nearest rank; NaN when empty).
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+}
+
 /// Runs `operation` in `concurrency` workers until `seconds` have passed; returns how many times
 /// it completed.
 @discardableResult
@@ -85,26 +143,52 @@ func rawURLSessionFetch(_ session: URLSession, _ url: URL) async throws -> Bench
 }
 
 /// The curl command-line tool fetching `count` URLs with `--parallel-max` connections: the
-/// libcurl ceiling. Returns requests per second.
-func curlCLI(url: URL, count: Int, parallel: Int, workDirectory: URL) throws -> Double {
+/// libcurl ceiling. Its CPU time is the child's (`RUSAGE_CHILDREN` across the run: nginx, the
+/// other child, is still running and so not counted); each transfer's `time_total` is kept when
+/// `latencies` is set.
+func curlCLI(url: URL, count: Int, parallel: Int, workDirectory: URL, latencies: Bool = false) throws -> ClientSample {
     let config = workDirectory.appendingPathComponent("curl-\(parallel).config")
     var lines = ""
     for _ in 0..<count {
         lines += "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n"
     }
     try Data(lines.utf8).write(to: config)
+    let timings = workDirectory.appendingPathComponent("curl-\(parallel).times")
+    guard FileManager.default.createFile(atPath: timings.path, contents: nil) else {
+        throw BenchError("cannot create \(timings.path)")
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     var arguments = ["curl", "--silent", "--show-error", "--fail", "--config", config.path]
     if parallel > 1 { arguments += ["-Z", "--parallel-max", String(parallel)] }
+    if latencies { arguments += ["--write-out", "%{time_total}\\n"] }
     process.arguments = arguments
+    process.standardOutput = try FileHandle(forWritingTo: timings)
     process.standardError = FileHandle.nullDevice  // curl's parallel progress meter
+    let cpuBefore = childCPUSeconds()
     let started = DispatchTime.now().uptimeNanoseconds
     try process.run()
     while process.isRunning { Thread.sleep(forTimeInterval: 0.002) }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    let cpu = childCPUSeconds() - cpuBefore
     guard process.terminationStatus == 0 else { throw BenchError("curl exited with \(process.terminationStatus)") }
-    return Double(count) / elapsed
+    var sample = ClientSample(rate: Double(count) / elapsed, cpuMicroseconds: cpu / Double(count) * 1e6)
+    if latencies {
+        let text = String(decoding: try Data(contentsOf: timings), as: UTF8.self)
+        sample.latencies = text.split(separator: "\n").compactMap { Double($0).map { $0 * 1e6 } }
+        guard sample.latencies.count == count else {
+            throw BenchError("curl reported \(sample.latencies.count) transfer times for \(count) transfers")
+        }
+    }
+    return sample
+}
+
+/// User + system CPU time of this process's terminated and waited-for children, in seconds.
+func childCPUSeconds() -> Double {
+    var usage = rusage()
+    guard getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage) == 0 else { return .nan }
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// Peak resident memory of this process (VmHWM), in bytes.
