@@ -67,6 +67,15 @@ struct GentleBench {
                 try await ObservationBench.measure(baseURL: nginx.baseURL, seconds: seconds, rounds: rounds)
                 return
             }
+            if arguments.first == "--http2-only" {
+                let rounds = try intOption("--rounds", in: arguments) ?? 3
+                let seconds = try doubleOption("--seconds", in: arguments) ?? 2
+                let work = FileManager.default.temporaryDirectory.appendingPathComponent("gentle-bench-\(getpid())")
+                try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: work) }
+                _ = try await HTTP2Bench.measure(work: work, seconds: seconds, rounds: rounds)
+                return
+            }
             if arguments.first == "--transfers-only" {
                 // The 1 GiB download and the streaming figures alone (for working on them).
                 let nginx = try NginxServer(files: [:])
@@ -245,6 +254,8 @@ struct GentleBench {
         }
         let defaultCPU16 = cpu[defaultName]?[16] ?? .nan
 
+        let http2 = try await HTTP2Bench.measure(work: work, seconds: seconds, rounds: rounds)
+
         let download = try DownloadBench.measure(nginx: nginx, work: work, rounds: rounds)
         let peak = download.peak
 
@@ -289,6 +300,9 @@ struct GentleBench {
         report("default transport >= 1.05x the curl CLI at 16 in flight", default16 / cli16 >= 1.05)
         report("default transport <= 40 µs of CPU per request at 16 in flight", defaultCPU16 <= 40)
         report("default transport >= 0.85x the curl CLI at 1 in flight", default1 / cli1 >= 0.85)
+        report(
+            "HTTP/2 over TLS, 64 in flight on one connection: >= 1.0x the curl CLI",
+            median(http2.rates) / median(http2.cliRates) >= 1.0)
         report("1 GiB download peak RSS < 64 MiB", peak > 0 && peak < 64 << 20)
         report(
             "1 GiB download >= 0.95x the curl CLI's MiB/s",

@@ -146,7 +146,9 @@ func rawURLSessionFetch(_ session: URLSession, _ url: URL) async throws -> Bench
 /// libcurl ceiling. Its CPU time is the child's (`RUSAGE_CHILDREN` across the run: nginx, the
 /// other child, is still running and so not counted); each transfer's `time_total` is kept when
 /// `latencies` is set.
-func curlCLI(url: URL, count: Int, parallel: Int, workDirectory: URL, latencies: Bool = false) throws -> ClientSample {
+func curlCLI(
+    url: URL, count: Int, parallel: Int, workDirectory: URL, latencies: Bool = false, extraArguments: [String] = []
+) throws -> ClientSample {
     let config = workDirectory.appendingPathComponent("curl-\(parallel).config")
     var lines = ""
     for _ in 0..<count {
@@ -162,6 +164,7 @@ func curlCLI(url: URL, count: Int, parallel: Int, workDirectory: URL, latencies:
     var arguments = ["curl", "--silent", "--show-error", "--fail", "--config", config.path]
     if parallel > 1 { arguments += ["-Z", "--parallel-max", String(parallel)] }
     if latencies { arguments += ["--write-out", "%{time_total}\\n"] }
+    arguments += extraArguments
     process.arguments = arguments
     process.standardOutput = try FileHandle(forWritingTo: timings)
     process.standardError = FileHandle.nullDevice  // curl's parallel progress meter
