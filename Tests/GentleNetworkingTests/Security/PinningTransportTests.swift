@@ -115,6 +115,27 @@ struct PinningTransportTests {
         await fixture.expectRejected(transport, .pinMismatch, trustError: .certificatePinningFailed(host: "localhost"))
     }
 
+    @Test("Through HTTPNetworkService: a 2xx decodes, and a 404's error still carries the response's headers")
+    func serviceStatusErrors() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.stop() }
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": PublicKeyPinningEvaluator(
+                pinnedKeyHashes: [try fixture.keyHash(fixture.pki.leafPath)], performDefaultValidation: false)
+        ])
+        #expect(try await fixture.get(transport).property == "pinned")
+        let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+        await #expect {
+            let _: Model = try await service.request(
+                to: Endpoint(path: "/missing.json", method: .get),
+                via: DefaultAPIEnvironment(baseURL: URL(string: "https://localhost:\(fixture.nginx.port)")))
+        } throws: { error in
+            guard let error = error as? NetworkError, error.kind == .httpStatusError(.notFound) else { return false }
+            return error.response?.statusCode == 404 && error.response?.headers["Server"]?.hasPrefix("nginx") == true
+        }
+        #expect(fixture.nginx.accessLog.count == 2)
+    }
+
     @Test("A matching certificate pin connects: the leaf, or the CA, as trust anchor")
     func matchingCertificatePin() async throws {
         let fixture = try await Fixture()

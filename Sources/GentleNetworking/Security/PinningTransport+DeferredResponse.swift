@@ -1,0 +1,21 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension PinningTransport: DeferredResponseTransport {
+    /// `data(for:)`, with the `HTTPURLResponse` built only if the caller asks for it, when the
+    /// pinned connection pool can defer it (``CurlTransport`` on Linux); otherwise the response
+    /// is built as usual and wrapped. Trust failures map exactly as in `data(for:)`.
+    ///
+    /// Without it, `HTTPNetworkService.request` over a pinning transport built every response
+    /// (on Linux more work than the rest of a small request on the client side).
+    func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
+        guard let deferring = inner as? any DeferredResponseTransport else {
+            let (data, response) = try await data(for: request)
+            return (data, DeferredResponse(response))
+        }
+        return try await send(request) { try await deferring.deferredData(for: $0) }
+    }
+}
