@@ -174,6 +174,20 @@ public final class NginxServer: Sendable {
         return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// The access log once it has at least `count` lines, or as it is after `timeout` seconds.
+    ///
+    /// nginx writes a request's line after sending its response, so a fast client can read the
+    /// log before the line of the request it just finished is there.
+    public func accessLog(atLeast count: Int, timeout: TimeInterval = 2) async -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var lines = accessLog
+        while lines.count < count, Date() < deadline {
+            try? await Task.sleep(nanoseconds: 5_000_000)
+            lines = accessLog
+        }
+        return lines
+    }
+
     /// Stops nginx and removes its directory. Safe to call more than once.
     public func stop() {
         // Processes spawned from a dispatch worker inherit its blocked signal mask, so nginx

@@ -311,15 +311,21 @@ struct GentleBench {
         report("50 MB multipart upload peak RSS < 64 MiB", streamed.0 > 0 && streamed.0 < 64 << 20)
     }
 
-    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger]]`: only the default transport
-    /// (16 in flight by default), for profilers; the mode picks the call (`request`, and by
-    /// default no logger).
+    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger|stack]]`: only the default
+    /// transport (16 in flight by default), for profilers; the mode picks the call (`request`, and
+    /// by default no logger; `stack`: `request` through `Reauth(Retry(ETag(default)))`).
     static func loadOnly(seconds: Double, concurrency: Int, mode: String) async throws {
         let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
         defer { nginx.stop() }
         let logger: any NetworkLogger =
             mode == "logger" ? ClosureNetworkLogger { record in _ = record.metrics } : NoOpNetworkLogger()
-        let service = HTTPNetworkService(authService: InMemoryAuthService(), logger: logger)
+        let service: HTTPNetworkService
+        if mode == "stack" {
+            service = HTTPNetworkService(
+                transport: fullStack(over: DefaultTransport.make()), authService: InMemoryAuthService())
+        } else {
+            service = HTTPNetworkService(authService: InMemoryAuthService(), logger: logger)
+        }
         let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
         let endpoint = Endpoint(path: "/model.json", method: .get)
         let rate = try await throughput(concurrency: concurrency, seconds: seconds) {
@@ -335,6 +341,13 @@ struct GentleBench {
             }
         }
         print(String(format: "default transport, %d in flight: %.0f requests/s", concurrency, rate))
+    }
+
+    /// The stack the README recommends, `Reauth(Retry(ETag(transport)))`, with a static token.
+    static func fullStack(over transport: any HTTPTransportProtocol) -> any HTTPTransportProtocol {
+        ReauthTransport(
+            inner: RetryTransport(inner: ETagTransport(inner: transport)), authService: InMemoryAuthService(token: "t"),
+            refreshToken: {})
     }
 
     /// Runs this executable as `--download-child` and reads the peak RSS it reports.

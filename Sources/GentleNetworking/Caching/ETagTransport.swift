@@ -209,6 +209,72 @@ public struct ETagTransport: HTTPTransportProtocol {
         return (data, response)
     }
 
+    /// `data(for:)` without building `HTTPURLResponse`s the caller may never read: a 2xx without
+    /// an `ETag`, or a 304 answered from the entry (its response is built only if asked for),
+    /// stays unbuilt; headers are read from the deferred response's fields. A 2xx with an `ETag`
+    /// is stored with its header names as the server spelled them.
+    func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
+        guard (request.httpMethod ?? "GET").uppercased() == "GET",
+            request.value(forHTTPHeaderField: "If-None-Match") == nil
+        else {
+            return try await inner.deferredExchange(request)
+        }
+        let key = cacheKey(for: request)
+        let cached = await store.cachedResponse(for: key)
+        var conditional = request
+        if let cached {
+            conditional.setValue(cached.etag, forHTTPHeaderField: "If-None-Match")
+            ExchangeRecorder.note(.revalidating)
+        }
+        let (data, response) = try await inner.deferredExchange(conditional)
+
+        if response.statusCode == 304 {
+            guard let cached else {
+                throw TransportError(
+                    .unexpectedNotModified, url: response.url ?? request.url,
+                    message: "304 Not Modified for a request that had no cached entry to revalidate.",
+                    response: HTTPErrorResponse(
+                        statusCode: 304, headers: response.headerFields(), body: data, url: response.url))
+            }
+            let revalidated = Self.revalidate(cached, withHeaders: response.headerFields())
+            await store.store(revalidated, for: key)
+            let url = response.url ?? request.url ?? cached.url ?? URL(fileURLWithPath: "/")
+            ExchangeRecorder.note(.servedFromCache)
+            return (
+                revalidated.body,
+                DeferredResponse(statusCode: revalidated.statusCode, url: url, fields: { revalidated.headers }) {
+                    guard
+                        let rebuilt = HTTPURLResponse(
+                            url: url, statusCode: revalidated.statusCode, httpVersion: "HTTP/1.1",
+                            headerFields: revalidated.headers)
+                    else {
+                        throw TransportError(.badResponse, url: url, message: "Could not rebuild the cached response.")
+                    }
+                    return rebuilt
+                }
+            )
+        }
+
+        if (200..<300).contains(response.statusCode) {
+            let headers = response.headerFields()
+            guard let etag = Self.header("ETag", in: headers) else {
+                if cached != nil { await store.remove(for: key) }
+                return (data, response)
+            }
+            if Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request) {
+                await store.store(
+                    CachedResponse(
+                        body: data, statusCode: response.statusCode, headers: Self.storedHeaders(headers),
+                        url: response.url ?? request.url,
+                        etag: etag, storedAt: Date()),
+                    for: key)
+            } else if cached != nil {
+                await store.remove(for: key)
+            }
+        }
+        return (data, response)
+    }
+
     /// The response headers kept in an entry: all but `Set-Cookie` (and `Set-Cookie2`). A cookie
     /// the server set is a credential: it is never written to a store, and a 304 served from the
     /// cache does not set it again.
@@ -248,9 +314,14 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// The cached entry with its headers updated by a 304 (RFC 9111 §4.3.4), except the framing
     /// headers that describe the 304 itself.
     static func revalidate(_ cached: CachedResponse, with notModified: HTTPURLResponse) -> CachedResponse {
+        revalidate(cached, withHeaders: HTTPErrorResponse(notModified, body: Data()).headers)
+    }
+
+    /// `cached` updated with a 304's header fields.
+    static func revalidate(_ cached: CachedResponse, withHeaders notModified: [String: String]) -> CachedResponse {
         var updated = cached
         let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
-        for (name, value) in HTTPErrorResponse(notModified, body: Data()).headers
+        for (name, value) in notModified
         where !excluded.contains(name.lowercased()) {
             if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 updated.headers[existing] = nil
@@ -266,3 +337,5 @@ public struct ETagTransport: HTTPTransportProtocol {
         headers.first { $0.key.equalsIgnoringASCIICase(name) }?.value
     }
 }
+
+extension ETagTransport: DeferredResponseTransport {}

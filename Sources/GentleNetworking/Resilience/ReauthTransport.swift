@@ -100,6 +100,14 @@ public final class ReauthTransport: HTTPTransportProtocol {
         }
     }
 
+    /// `data(for:)` with the inner transport's response built only for a 401 (or when the caller
+    /// asks for it).
+    func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
+        try await Origin.withCredentialHeaders([authService.headerField]) {
+            try await send(request, exchange: { try await inner.deferredExchange($0) }, drain: { $0 })
+        }
+    }
+
     /// Establishes a stream of `request`, handling a 401 before the body as ``data(for:)`` does:
     /// the 401's body (at most 64 KiB) is read and that stream ended, the credentials are
     /// refreshed, and the stream is requested once more.
@@ -114,17 +122,19 @@ public final class ReauthTransport: HTTPTransportProtocol {
         }
     }
 
-    /// The 401 handling of both entry points; `drain` reads a 401's body (and ends it).
-    private func send<Body>(
-        _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, HTTPURLResponse),
+    /// The 401 handling of every entry point; `drain` reads a 401's body (and ends it). Only a
+    /// 401 is built (a deferred response stays unbuilt otherwise).
+    private func send<Body, Response: ExchangeResponse>(
+        _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
         drain: (Body) async -> Data
-    ) async throws -> (Body, HTTPURLResponse) {
-        let (body, response) = try await exchange(request)
-        guard response.statusCode == 401,
+    ) async throws -> (Body, Response) {
+        let (body, exchanged) = try await exchange(request)
+        guard exchanged.statusCode == 401,
             let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty
         else {
-            return (body, response)
+            return (body, exchanged)
         }
+        let response = try exchanged.httpResponse()
         let data = await drain(body)
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
@@ -349,3 +359,5 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
     /// The code and message.
     public var description: String { "ReauthError.\(code): \(message)" }
 }
+
+extension ReauthTransport: DeferredResponseTransport {}

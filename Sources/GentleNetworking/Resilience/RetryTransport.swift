@@ -67,6 +67,13 @@ public struct RetryTransport: HTTPTransportProtocol {
         try await retrying(request, exchange: { try await inner.data(for: $0) }, discard: { _ in }, empty: Data())
     }
 
+    /// `data(for:)` with the inner transport's response built only when the policy must read
+    /// it (a status other than 2xx or 3xx).
+    func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
+        try await retrying(
+            request, exchange: { try await inner.deferredExchange($0) }, discard: { _ in }, empty: Data())
+    }
+
     /// Establishes a stream of `request`, retrying as the policy decides, as ``data(for:)``
     /// does, until a response head that is not retried arrives. A stream that has started
     /// delivering its body is never replayed: a failure mid-body is the caller's.
@@ -75,26 +82,28 @@ public struct RetryTransport: HTTPTransportProtocol {
             request, exchange: { try await inner.stream(for: $0) }, discard: { $0.cancel() }, empty: .single(Data()))
     }
 
-    /// The retry loop of both entry points: `discard` gives up a retried attempt's body.
-    private func retrying<Body>(
-        _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, HTTPURLResponse),
+    /// The retry loop of every entry point: `discard` gives up a retried attempt's body. A 2xx
+    /// or 3xx is returned as it came (a deferred response stays unbuilt); any other status is
+    /// built for the policy to read.
+    private func retrying<Body, Response: ExchangeResponse>(
+        _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
         discard: (Body) -> Void, empty: Body
-    ) async throws -> (Body, HTTPURLResponse) {
+    ) async throws -> (Body, Response) {
         var attempt = 0
         var previousDelay: TimeInterval?
         var lastRetryCost = 0
         while true {
             try Task.checkCancellation()
             let outcome: RetryContext.Outcome
-            let result: (Body, HTTPURLResponse)?
+            let result: (Body, Response)?
             do {
                 let (body, response) = try await exchange(request)
                 if (200..<400).contains(response.statusCode) {
                     budget.recordSuccess(afterRetryCosting: lastRetryCost)
                     return (body, response)
                 }
+                outcome = .response(try response.httpResponse())
                 result = (body, response)
-                outcome = .response(response)
             } catch {
                 result = nil
                 outcome = .failure(error)
@@ -123,15 +132,24 @@ public struct RetryTransport: HTTPTransportProtocol {
     }
 
     /// The last attempt's response, or its error thrown.
-    private static func answer<Body>(
-        _ result: (Body, HTTPURLResponse)?, _ outcome: RetryContext.Outcome, empty: Body
-    ) throws -> (Body, HTTPURLResponse) {
+    private static func answer<Body, Response>(
+        _ result: (Body, Response)?, _ outcome: RetryContext.Outcome, empty: Body
+    ) throws -> (Body, Response) {
         switch outcome {
         case .failure(let error): throw error
-        case .response(let response): return result ?? (empty, response)
+        case .response(let response):
+            // A `.response` outcome always comes with its result (see `retrying`).
+            guard let result else {
+                throw TransportError(
+                    .badResponse, url: response.url,
+                    message: "The retried response was lost (status \(response.statusCode)).")
+            }
+            return result
         }
     }
 }
+
+extension RetryTransport: DeferredResponseTransport {}
 
 /// A retry about to happen, as reported to ``RetryTransport/onRetry``.
 public struct RetryEvent: Sendable, CustomStringConvertible {

@@ -12,10 +12,6 @@ extension PinningTransport: DeferredResponseTransport {
     /// Without it, `HTTPNetworkService.request` over a pinning transport built every response
     /// (on Linux more work than the rest of a small request on the client side).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
-        guard let deferring = inner as? any DeferredResponseTransport else {
-            let (data, response) = try await data(for: request)
-            return (data, DeferredResponse(response))
-        }
-        return try await send(request) { try await deferring.deferredData(for: $0) }
+        try await send(request) { try await inner.deferredExchange($0) }
     }
 }

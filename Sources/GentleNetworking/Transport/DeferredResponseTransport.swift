@@ -15,27 +15,90 @@ protocol DeferredResponseTransport: HTTPTransportProtocol {
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse)
 }
 
-/// A response's status, and the full `HTTPURLResponse` on demand.
+/// A response's status, its header fields, and the full `HTTPURLResponse` on demand.
 struct DeferredResponse: Sendable {
     /// The HTTP status code.
     let statusCode: Int
     /// The URL the response came from (after redirects), as the built response would have it.
     let url: URL?
     private let build: @Sendable () throws -> HTTPURLResponse
+    private let fields: @Sendable () -> [String: String]
 
-    init(statusCode: Int, url: URL?, build: @escaping @Sendable () throws -> HTTPURLResponse) {
+    /// - Parameters:
+    ///   - fields: The header fields without building the response: names as the server spelled
+    ///     them, a repeated field's values joined with ", " under its first spelling.
+    ///   - build: Builds the response.
+    init(
+        statusCode: Int, url: URL?, fields: @escaping @Sendable () -> [String: String],
+        build: @escaping @Sendable () throws -> HTTPURLResponse
+    ) {
         self.statusCode = statusCode
         self.url = url
+        self.fields = fields
         self.build = build
     }
 
     /// A response already built.
     init(_ response: HTTPURLResponse) {
-        self.init(statusCode: response.statusCode, url: response.url) { response }
+        self.init(statusCode: response.statusCode, url: response.url, fields: { response.stringHeaders }) { response }
     }
 
     /// Builds the `HTTPURLResponse` (each call builds a new one).
     func response() throws -> HTTPURLResponse {
         try build()
+    }
+
+    /// The header fields, without building the response (see `init`'s `fields`). Each call works
+    /// them out again.
+    func headerFields() -> [String: String] {
+        fields()
+    }
+
+    /// Header fields in the order received merged into a dictionary as `HTTPURLResponse` merges
+    /// them: a repeated name (ASCII case-insensitively) keeps its first spelling, and its values
+    /// are joined with ", ".
+    static func merged(_ fields: [(String, String)]) -> [String: String] {
+        var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
+        var spelling: [String: String] = Dictionary(minimumCapacity: fields.count)  // lowercased → first seen
+        for (name, value) in fields {
+            let key = name.lowercased()
+            if let existing = spelling[key] {
+                merged[existing] = (merged[existing] ?? "") + ", " + value
+            } else {
+                spelling[key] = name
+                merged[name] = value
+            }
+        }
+        return merged
+    }
+}
+
+/// What a decorator needs of a response to decide (its status) and, when it must look closer,
+/// the full `HTTPURLResponse`: so one implementation serves `data(for:)` (a built response)
+/// and `deferredData(for:)` (a ``DeferredResponse``, built only on that closer look).
+protocol ExchangeResponse {
+    /// The HTTP status code.
+    var statusCode: Int { get }
+    /// The full response (built on demand for a deferred one).
+    func httpResponse() throws -> HTTPURLResponse
+}
+
+extension HTTPURLResponse: ExchangeResponse {
+    func httpResponse() -> HTTPURLResponse { self }
+}
+
+extension DeferredResponse: ExchangeResponse {
+    func httpResponse() throws -> HTTPURLResponse { try response() }
+}
+
+extension HTTPTransportProtocol {
+    /// `deferredData(for:)` when this transport can defer the response, else `data(for:)` with
+    /// its response wrapped: what a decorator calls on its inner transport.
+    func deferredExchange(_ request: URLRequest) async throws -> (Data, DeferredResponse) {
+        if let deferring = self as? any DeferredResponseTransport {
+            return try await deferring.deferredData(for: request)
+        }
+        let (data, response) = try await data(for: request)
+        return (data, DeferredResponse(response))
     }
 }

@@ -384,7 +384,7 @@ struct TransactionMetricsWireTests {
             TransactionMetricsWireTests.expectOrdered(first)
             #expect(transactions[1].isReusedConnection == true && transactions[1].secureConnectionEnd == nil)
             #expect(transactions[1].networkProtocol == "h2")
-            let log = fixture.nginx.accessLog
+            let log = await fixture.nginx.accessLog(atLeast: 2)
             #expect(log.count == 2 && log.allSatisfy { $0.contains("HTTP/2.0\"") }, "\(log)")
         }
     }

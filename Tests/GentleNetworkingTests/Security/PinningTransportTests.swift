@@ -101,7 +101,7 @@ struct PinningTransportTests {
                 performDefaultValidation: false)
         ])
         #expect(try await fixture.get(transport).property == "pinned")
-        #expect(fixture.nginx.accessLog.count == 1)
+        #expect(await fixture.nginx.accessLog(atLeast: 1).count == 1)
     }
 
     @Test("A foreign key pin aborts the handshake")
@@ -133,7 +133,7 @@ struct PinningTransportTests {
             guard let error = error as? NetworkError, error.kind == .httpStatusError(.notFound) else { return false }
             return error.response?.statusCode == 404 && error.response?.headers["Server"]?.hasPrefix("nginx") == true
         }
-        #expect(fixture.nginx.accessLog.count == 2)
+        #expect(await fixture.nginx.accessLog(atLeast: 2).count == 2)
     }
 
     @Test("A matching certificate pin connects: the leaf, or the CA, as trust anchor")
@@ -147,7 +147,7 @@ struct PinningTransportTests {
             ])
             #expect(try await fixture.get(transport).property == "pinned")
         }
-        #expect(fixture.nginx.accessLog.count == 2)
+        #expect(await fixture.nginx.accessLog(atLeast: 2).count == 2)
     }
 
     @Test("A foreign certificate pin aborts the handshake")
@@ -247,7 +247,7 @@ struct PinningReadmeSampleTests {
                 return try await group.reduce(into: [Model]()) { $0.append($1) }
             }
             #expect(models.count == 8 && models.allSatisfy { $0.property == "compressible" })
-            let log = fixture.nginx.accessLog
+            let log = await fixture.nginx.accessLog(atLeast: 8)
             #expect(log.count == 8)
             #expect(log.allSatisfy { $0.contains("HTTP/2.0\"") }, "nginx saw HTTP/2: \(log)")
         }

@@ -167,7 +167,8 @@ struct RedirectCredentialTests {
                 via: DefaultAPIEnvironment(baseURL: nginx.baseURL))
 
             #expect(model.property == "downgraded")
-            #expect(nginx.accessLog.count == 1, "the TLS origin saw the first request: \(nginx.accessLog)")
+            let log = await nginx.accessLog(atLeast: 1)
+            #expect(log.count == 1, "the TLS origin saw the first request: \(log)")
             let landed = try #require(plain.requests(path: "/landing").first)
             #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
         }

@@ -3,10 +3,10 @@ import GentleNetworking
 import GentleNetworkingTesting
 import Testing
 
-@Suite("The README stack: Reauth(Retry(ETag(URLSession)))")
+@Suite("The README stack: Reauth(Retry(ETag(transport))) on every transport")
 struct StackingTests {
-    @Test("An expired token, a flaky server and a revalidation, all in one stack")
-    func endToEnd() async throws {
+    @Test("An expired token, a flaky server and a revalidation, all in one stack", arguments: TransportKind.all)
+    func endToEnd(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         let accepted = Locked("fresh")
@@ -28,9 +28,11 @@ struct StackingTests {
         let session = makeIsolatedSession()
         let auth = InMemoryAuthService(token: "expired")
         let clock = RecordingClock(randomUnit: 1)
+        // Over CurlTransport the service's fast path (no HTTPURLResponse built for a 2xx it only
+        // decodes) runs through all three decorators; over URLSessionTransport they wrap it.
         let stack = ReauthTransport(
             inner: RetryTransport(
-                inner: ETagTransport(inner: URLSessionTransport(session: session)),
+                inner: ETagTransport(inner: try kind.make()),
                 policy: RetryPolicy(baseDelay: 0.25), clock: clock.clock),
             authService: auth,
             refreshToken: {
@@ -46,6 +48,12 @@ struct StackingTests {
         let first: Model = try await service.request(to: endpoint, via: environment)
         let second: Model = try await service.request(to: endpoint, via: environment)
         #expect(first == second)
+        // A response served from the entry is built when asked for: the stored status and headers.
+        let (third, response): (Model, HTTPURLResponse) = try await service.requestWithResponse(
+            to: endpoint, via: environment)
+        #expect(third == first)
+        #expect(response.statusCode == 200)
+        #expect(response.value(forHTTPHeaderField: "ETag") == "\"v1\"")
 
         let seen = server.requests(path: "/doc").map { "\($0.bearerToken ?? "-") \($0.header("If-None-Match") ?? "-")" }
         #expect(
@@ -54,6 +62,7 @@ struct StackingTests {
                 "fresh -",  // 503: Retry backs off
                 "fresh -",  // 200 with ETag: stored
                 "fresh \"v1\"",  // 304: ETag returns the cached body
+                "fresh \"v1\"",  // 304 again, for requestWithResponse
             ])
         #expect(server.requests(path: "/auth/refresh").count == 1)
         #expect(clock.recordedDelays == [0.25])

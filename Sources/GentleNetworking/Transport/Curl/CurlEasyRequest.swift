@@ -440,18 +440,8 @@
 
         /// The response for a parsed head, or `nil` for an invalid status line.
         static func makeResponse(url: URL?, head: ResponseHead) -> HTTPURLResponse? {
-            var fields: [String: String] = Dictionary(minimumCapacity: head.fieldCount)
-            var spelling: [String: String] = Dictionary(minimumCapacity: head.fieldCount)  // lowercased → first seen
-            for (name, value) in head.headers {
-                let key = name.lowercased()
-                if let existing = spelling[key] {
-                    fields[existing] = (fields[existing] ?? "") + ", " + value
-                } else {
-                    spelling[key] = name
-                    fields[name] = value
-                }
-            }
             guard let url, (100...999).contains(head.statusCode) else { return nil }
+            let fields = DeferredResponse.merged(head.headers)
             return HTTPURLResponse(
                 url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: fields)
         }
