@@ -167,3 +167,41 @@ struct ETagNginxTests {
         #expect(log.last?.contains("\" 200 ") == true)
     }
 }
+
+@Suite("ETagTransport and hostile ETags")
+struct ETagHostileValueTests {
+    /// An origin whose every response carries an ETag with CR LF in it; records what it receives.
+    final class InjectingOrigin: HTTPTransportProtocol, Sendable {
+        let seen = Locked<[URLRequest]>([])
+
+        func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            seen.withLock { $0.append(request) }
+            guard
+                let url = request.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                    headerFields: ["ETag": "\"a\r\nX-Injected: 1\"", "Content-Type": "application/json"])
+            else { throw TransportError(.badResponse, url: request.url, message: "no response") }
+            return (Data(#"{"id":1,"property":"p"}"#.utf8), response)
+        }
+    }
+
+    @Test("An ETag with CR LF is never sent back as If-None-Match, through data(for:) or the service")
+    func crlfETag() async throws {
+        let origin = InjectingOrigin()
+        let transport = ETagTransport(inner: origin)
+        let url = try #require(URL(string: "http://h.example/doc"))
+        _ = try await transport.data(for: URLRequest(url: url))
+        _ = try await transport.data(for: URLRequest(url: url))
+        let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+        let _: Model = try await service.request(
+            to: Endpoint(path: "/doc", method: .get),
+            via: DefaultAPIEnvironment(baseURL: URL(string: "http://h.example")))
+        let sent = origin.seen.withLock { $0 }
+        #expect(sent.count == 3)
+        for request in sent {
+            #expect(request.value(forHTTPHeaderField: "If-None-Match") == nil)
+            #expect(!(request.allHTTPHeaderFields ?? [:]).values.contains { $0.contains("\r") || $0.contains("\n") })
+        }
+    }
+}
