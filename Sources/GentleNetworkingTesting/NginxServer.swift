@@ -174,7 +174,9 @@ public final class NginxServer: Sendable {
         return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    /// The access log once it has at least `count` lines, or as it is after `timeout` seconds.
+    /// The access log once it has at least `count` lines (read again 50 ms later, so a check
+    /// for exactly `count` still sees a line that comes late), or as it is after `timeout`
+    /// seconds.
     ///
     /// nginx writes a request's line after sending its response, so a fast client can read the
     /// log before the line of the request it just finished is there.
@@ -185,7 +187,8 @@ public final class NginxServer: Sendable {
             try? await Task.sleep(nanoseconds: 5_000_000)
             lines = accessLog
         }
-        return lines
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        return accessLog
     }
 
     /// Stops nginx and removes its directory. Safe to call more than once.

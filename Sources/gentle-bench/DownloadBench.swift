@@ -27,7 +27,11 @@ enum DownloadBench {
         // On tmpfs when there is one: this measures the transport, and a disk's write-back made
         // rounds differ by 3x here (both writers alike).
         let shm = URL(fileURLWithPath: "/dev/shm")
-        let directory = FileManager.default.isWritableFile(atPath: shm.path) ? shm : work
+        let shmFree =
+            ((try? FileManager.default.attributesOfFileSystem(forPath: shm.path))?[.systemFreeSize] as? NSNumber)?
+            .int64Value ?? 0
+        let directory =
+            FileManager.default.isWritableFile(atPath: shm.path) && shmFree > Int64(size) + (256 << 20) ? shm : work
         let destination = directory.appendingPathComponent("gentle-bench-download-\(getpid()).bin")
         defer { try? FileManager.default.removeItem(at: destination) }
         let url = nginx.url("/1GiB.bin")

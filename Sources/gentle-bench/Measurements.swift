@@ -166,7 +166,9 @@ func curlCLI(
     if latencies { arguments += ["--write-out", "%{time_total}\\n"] }
     arguments += extraArguments
     process.arguments = arguments
-    process.standardOutput = try FileHandle(forWritingTo: timings)
+    let output = try FileHandle(forWritingTo: timings)
+    defer { try? output.close() }
+    process.standardOutput = output
     process.standardError = FileHandle.nullDevice  // curl's parallel progress meter
     let cpuBefore = childCPUSeconds()
     let started = DispatchTime.now().uptimeNanoseconds

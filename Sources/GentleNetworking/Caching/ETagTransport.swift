@@ -160,8 +160,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         let key = cacheKey(for: request)
         let cached = await store.cachedResponse(for: key)
         var conditional = request
-        if let cached {
-            Self.addIfNoneMatch(cached.etag, to: &conditional)
+        if let cached, Self.addIfNoneMatch(cached.etag, to: &conditional) {
             ExchangeRecorder.note(.revalidating)
         }
         let (data, response) = try await inner.data(for: conditional)
@@ -193,7 +192,8 @@ public struct ETagTransport: HTTPTransportProtocol {
                 return (data, response)
             }
             let headers = HTTPErrorResponse(response, body: Data()).headers
-            if let etag = Self.header("ETag", in: headers),
+            // An ETag with CR, LF or NUL could never be sent back: not worth an entry.
+            if let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag),
                 Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
             {
                 await store.store(
@@ -209,10 +209,11 @@ public struct ETagTransport: HTTPTransportProtocol {
         return (data, response)
     }
 
-    /// `data(for:)` without building `HTTPURLResponse`s the caller may never read: a 2xx without
-    /// an `ETag`, or a 304 answered from the entry (its response is built only if asked for),
-    /// stays unbuilt; headers are read from the deferred response's fields. A 2xx with an `ETag`
-    /// is stored with its header names as the server spelled them.
+    /// `data(for:)` without building `HTTPURLResponse`s the caller may never read: a 2xx, or a
+    /// 304 answered from the entry (its response is built only if asked for), stays unbuilt;
+    /// a 2xx's `ETag` and caching headers are read from the deferred response's fields (parsed,
+    /// not built). An entry stored here keeps header names as the server spelled them (a built
+    /// `HTTPURLResponse` canonicalizes them on Linux).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
         guard (request.httpMethod ?? "GET").uppercased() == "GET",
             request.value(forHTTPHeaderField: "If-None-Match") == nil
@@ -222,8 +223,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         let key = cacheKey(for: request)
         let cached = await store.cachedResponse(for: key)
         var conditional = request
-        if let cached {
-            Self.addIfNoneMatch(cached.etag, to: &conditional)
+        if let cached, Self.addIfNoneMatch(cached.etag, to: &conditional) {
             ExchangeRecorder.note(.revalidating)
         }
         let (data, response) = try await inner.deferredExchange(conditional)
@@ -240,13 +240,16 @@ public struct ETagTransport: HTTPTransportProtocol {
             await store.store(revalidated, for: key)
             let url = response.url ?? request.url ?? cached.url ?? URL(fileURLWithPath: "/")
             ExchangeRecorder.note(.servedFromCache)
+            // The closures keep the status and headers only: a log record may keep this response
+            // for long, and must not keep the cached body with it.
+            let status = revalidated.statusCode
+            let headers = revalidated.headers
             return (
                 revalidated.body,
-                DeferredResponse(statusCode: revalidated.statusCode, url: url, fields: { revalidated.headers }) {
+                DeferredResponse(statusCode: status, url: url, fields: { headers }) {
                     guard
                         let rebuilt = HTTPURLResponse(
-                            url: url, statusCode: revalidated.statusCode, httpVersion: "HTTP/1.1",
-                            headerFields: revalidated.headers)
+                            url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
                     else {
                         throw TransportError(.badResponse, url: url, message: "Could not rebuild the cached response.")
                     }
@@ -257,7 +260,7 @@ public struct ETagTransport: HTTPTransportProtocol {
 
         if (200..<300).contains(response.statusCode) {
             let headers = response.headerFields()
-            guard let etag = Self.header("ETag", in: headers) else {
+            guard let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag) else {
                 if cached != nil { await store.remove(for: key) }
                 return (data, response)
             }
@@ -275,15 +278,17 @@ public struct ETagTransport: HTTPTransportProtocol {
         return (data, response)
     }
 
-    /// Adds `If-None-Match: etag` to `request`, which has none. One assignment of the header
-    /// fields: `setValue` canonicalizes the name and checks the value character by character on
-    /// Linux (~10k instructions on every revalidation). An `etag` with CR, LF or NUL (a hostile
-    /// server's) is left out, as `setValue` would silently drop it.
-    static func addIfNoneMatch(_ etag: String, to request: inout URLRequest) {
-        guard RequestValidator.isValidHeaderValue(etag) else { return }
+    /// Adds `If-None-Match: etag` to `request`, which has none; returns whether it did. One
+    /// assignment of the header fields: `setValue` canonicalizes the name and checks the value
+    /// character by character on Linux (~10k instructions on every revalidation). An `etag` with
+    /// CR, LF or NUL (a hostile server's, from an entry stored before such ETags were refused)
+    /// is left out, as `setValue` would silently drop it.
+    static func addIfNoneMatch(_ etag: String, to request: inout URLRequest) -> Bool {
+        guard RequestValidator.isValidHeaderValue(etag) else { return false }
         var fields = request.allHTTPHeaderFields ?? [:]
         fields["If-None-Match"] = etag
         request.allHTTPHeaderFields = fields
+        return true
     }
 
     /// The response headers kept in an entry: all but `Set-Cookie` (and `Set-Cookie2`). A cookie
@@ -328,11 +333,11 @@ public struct ETagTransport: HTTPTransportProtocol {
         revalidate(cached, withHeaders: HTTPErrorResponse(notModified, body: Data()).headers)
     }
 
-    /// `cached` updated with a 304's header fields.
+    /// `cached` updated with a 304's header fields (its cookies excepted: see ``storedHeaders(_:)``).
     static func revalidate(_ cached: CachedResponse, withHeaders notModified: [String: String]) -> CachedResponse {
         var updated = cached
         let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
-        for (name, value) in notModified
+        for (name, value) in storedHeaders(notModified)
         where !excluded.contains(name.lowercased()) {
             if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 updated.headers[existing] = nil

@@ -64,14 +64,14 @@ public struct RetryTransport: HTTPTransportProtocol {
     /// - Throws: `CancellationError` when cancelled (including during a backoff), or the last
     ///   error of the inner transport when retries are exhausted or not allowed.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try await retrying(request, exchange: { try await inner.data(for: $0) }, discard: { _ in }, empty: Data())
+        try await retrying(request, exchange: { try await inner.data(for: $0) }, discard: { _ in })
     }
 
     /// `data(for:)` with the inner transport's response built only when the policy must read
     /// it (a status other than 2xx or 3xx).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
         try await retrying(
-            request, exchange: { try await inner.deferredExchange($0) }, discard: { _ in }, empty: Data())
+            request, exchange: { try await inner.deferredExchange($0) }, discard: { _ in })
     }
 
     /// Establishes a stream of `request`, retrying as the policy decides, as ``data(for:)``
@@ -79,7 +79,7 @@ public struct RetryTransport: HTTPTransportProtocol {
     /// delivering its body is never replayed: a failure mid-body is the caller's.
     public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
         try await retrying(
-            request, exchange: { try await inner.stream(for: $0) }, discard: { $0.cancel() }, empty: .single(Data()))
+            request, exchange: { try await inner.stream(for: $0) }, discard: { $0.cancel() })
     }
 
     /// The retry loop of every entry point: `discard` gives up a retried attempt's body. A 2xx
@@ -87,7 +87,7 @@ public struct RetryTransport: HTTPTransportProtocol {
     /// built for the policy to read.
     private func retrying<Body, Response: ExchangeResponse>(
         _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
-        discard: (Body) -> Void, empty: Body
+        discard: (Body) -> Void
     ) async throws -> (Body, Response) {
         var attempt = 0
         var previousDelay: TimeInterval?
@@ -115,7 +115,7 @@ public struct RetryTransport: HTTPTransportProtocol {
             case .retry(let delay):
                 // When the budget is spent, what this attempt got is the answer.
                 guard let cost = budget.withdraw(forRetryAfter: outcome) else {
-                    return try Self.answer(result, outcome, empty: empty)
+                    return try Self.answer(result, outcome)
                 }
                 if let result { discard(result.0) }
                 lastRetryCost = cost
@@ -126,14 +126,14 @@ public struct RetryTransport: HTTPTransportProtocol {
                 previousDelay = delay
                 attempt += 1
             case .giveUp:
-                return try Self.answer(result, outcome, empty: empty)
+                return try Self.answer(result, outcome)
             }
         }
     }
 
     /// The last attempt's response, or its error thrown.
     private static func answer<Body, Response>(
-        _ result: (Body, Response)?, _ outcome: RetryContext.Outcome, empty: Body
+        _ result: (Body, Response)?, _ outcome: RetryContext.Outcome
     ) throws -> (Body, Response) {
         switch outcome {
         case .failure(let error): throw error

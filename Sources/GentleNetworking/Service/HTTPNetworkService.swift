@@ -252,7 +252,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     }
 
     /// The fast path for callers that need only a 2xx body: when the transport can defer
-    /// building the `HTTPURLResponse` (``CurlTransport``), sends `endpoint` and checks the status
+    /// building the `HTTPURLResponse` (``CurlTransport``, and ``PinningTransport``,
+    /// ``RetryTransport``, ``ReauthTransport`` and ``ETagTransport`` over any transport), sends
+    /// `endpoint` and checks the status
     /// without building it (an enabled logger builds it only if it reads the response record's
     /// headers). `nil` when the fast path does not apply.
     ///

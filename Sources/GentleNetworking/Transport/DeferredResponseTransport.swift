@@ -56,11 +56,11 @@ struct DeferredResponse: Sendable {
 
     /// Header fields in the order received merged into a dictionary as `HTTPURLResponse` merges
     /// them: a repeated name (ASCII case-insensitively) keeps its first spelling, and its values
-    /// are joined with ", ".
+    /// are joined with ", ". A field without a name (a line such as `: x`) is dropped.
     static func merged(_ fields: [(String, String)]) -> [String: String] {
         var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
         var spelling: [String: String] = Dictionary(minimumCapacity: fields.count)  // lowercased → first seen
-        for (name, value) in fields {
+        for (name, value) in fields where !name.isEmpty {
             let key = name.lowercased()
             if let existing = spelling[key] {
                 merged[existing] = (merged[existing] ?? "") + ", " + value

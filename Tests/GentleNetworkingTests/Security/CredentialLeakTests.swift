@@ -151,7 +151,10 @@ struct CredentialLeakTests {
         defer { server.shutdown() }
         server.route("GET", "/cached") { request in
             if request.header("If-None-Match") == "\"v1\"" {
-                return LoopbackResponse(status: 304, headers: [("ETag", "\"v1\"")])
+                // A 304 may renew the session cookie: it must not reach the entry either.
+                return LoopbackResponse(
+                    status: 304,
+                    headers: [("ETag", "\"v1\""), ("Set-Cookie", "session=\(Self.setCookie)-renewed; Path=/")])
             }
             return .json(
                 #"{"id":1,"property":"public"}"#,
@@ -168,7 +171,7 @@ struct CredentialLeakTests {
             path: "/cached", method: .get, query: [URLQueryItem(name: "api_key", value: Self.apiKey)],
             requiresAuth: true, headers: Self.headers)
 
-        for _ in 0..<2 {
+        for _ in 0..<3 {  // stored, revalidated (a 304 with a cookie), served from the revalidated entry
             let model: Model = try await service.request(
                 to: endpoint, via: DefaultAPIEnvironment(baseURL: server.baseURL))
             #expect(model.property == "public")

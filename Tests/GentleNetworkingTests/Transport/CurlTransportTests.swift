@@ -110,6 +110,19 @@
             #expect(server.receivedRequests.count == 4)
         }
 
+        @Test(
+            "libcurl's receive buffer: default for memory, 1 MiB for a file, a stream's bufferSize within 16 KiB – 1 MiB"
+        )
+        func receiveBufferSizes() {
+            typealias Request = CurlEasyRequest
+            #expect(Request.receiveBufferSize(for: .memory) == nil)
+            #expect(Request.receiveBufferSize(for: .file(-1)) == 1 << 20)
+            for (bufferSize, expected) in [(1, 16 << 10), (4096, 16 << 10), (64 << 10, 64 << 10), (8 << 20, 1 << 20)] {
+                let buffer = ChunkBuffer<CurlStreamResumer>(highWater: bufferSize)
+                #expect(Request.receiveBufferSize(for: .stream(buffer)) == expected, "\(bufferSize)")
+            }
+        }
+
         @Test("Redirects: 303 turns POST into GET without the body; 307 keeps both")
         func redirectMethods() async throws {
             let server = try LoopbackServer()

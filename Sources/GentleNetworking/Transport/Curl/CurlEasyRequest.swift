@@ -153,8 +153,19 @@
             errorBuffer.deallocate()
         }
 
-        /// libcurl's receive buffer for streams and downloads, in bytes (its default is 16 KiB).
+        /// libcurl's receive buffer for downloads, and the most for streams, in bytes (its
+        /// default is 16 KiB).
         static let transferBufferSize = 1024 * 1024
+
+        /// The receive buffer a sink gets: none set for memory (libcurl's 16 KiB), 1 MiB for a
+        /// file, a stream's own `bufferSize` clamped to 16 KiB – 1 MiB.
+        static func receiveBufferSize(for sink: Sink) -> Int? {
+            switch sink {
+            case .memory: return nil
+            case .file: return transferBufferSize
+            case .stream(let buffer): return min(max(buffer.highWater, 16 * 1024), transferBufferSize)
+            }
+        }
 
         /// The default `User-Agent` line, built once.
         private static let userAgentLine = "User-Agent: \(CurlTransport.userAgent)"
@@ -177,15 +188,14 @@
             try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""), "ACCEPT_ENCODING")
             try check(gn_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP/2")
             try check(gn_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
-            if case .memory = sink {
-                // libcurl's 16 KiB receive buffer: small bodies, nothing to gain.
-            } else {
-                // Streams and downloads: one callback (and, for a stream, at most one wake-up of
-                // its consumer) per up to 1 MiB instead of per 16 KiB: a 1 GiB stream went from
-                // ~930 to ~1,830 MB/s on loopback (256 KiB: ~1,300). Such a handle is freed after
-                // its transfer, not pooled, so no idle handle keeps the buffer.
-                try check(
-                    gn_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.transferBufferSize), "BUFFERSIZE")
+            // Streams and downloads: one callback (and, for a stream, at most one wake-up of its
+            // consumer) per up to 1 MiB instead of per 16 KiB: a 1 GiB stream went from ~930 to
+            // ~1,830 MB/s on loopback (256 KiB: ~1,300). A stream's follows its `bufferSize`
+            // (16 KiB to 1 MiB), so a small one stays small. Such a handle is freed after its
+            // transfer, not pooled, so no idle handle keeps the buffer. Small bodies keep
+            // libcurl's 16 KiB: nothing to gain.
+            if let receiveBuffer = Self.receiveBufferSize(for: sink) {
+                try check(gn_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, receiveBuffer), "BUFFERSIZE")
             }
             // Any Double is accepted (NaN, negative, infinite): clamped, never converted raw.
             let timeout = Clamp.timeout(request.timeoutInterval) ?? configuration.connectTimeout

@@ -230,10 +230,12 @@
         ///
         /// - Parameters:
         ///   - request: The request to send.
-        ///   - bufferSize: The most bytes buffered before pausing.
+        ///   - bufferSize: The most bytes buffered before pausing; libcurl's receive buffer is
+        ///     the same size (at least 16 KiB, at most 1 MiB).
         ///   - maxBytes: The most body bytes delivered before the stream ends with
-        ///     ``TransportError/Code/responseTooLarge``; `nil` (the default) for no limit. The
-        ///     stream's memory is bounded by `bufferSize` either way.
+        ///     ``TransportError/Code/responseTooLarge``; `nil` (the default) for no limit. Either
+        ///     way the stream's memory is bounded by about three times `bufferSize`: the buffer,
+        ///     one chunk that may take it past the mark, and libcurl's receive buffer.
         public func stream(
             for request: URLRequest, bufferSize: Int, maxBytes: Int64? = nil
         ) async throws -> (HTTPByteStream, HTTPURLResponse) {
