@@ -166,22 +166,16 @@ public struct ETagTransport: HTTPTransportProtocol {
         let (data, response) = try await inner.data(for: conditional)
 
         if response.statusCode == 304 {
-            guard let cached else {
-                throw TransportError(
-                    .unexpectedNotModified, url: response.url ?? request.url,
-                    message: "304 Not Modified for a request that had no cached entry to revalidate.",
-                    response: HTTPErrorResponse(response, body: data))
-            }
-            let revalidated = Self.revalidate(cached, with: response)
-            await store.store(revalidated, for: key)
+            let revalidated = try await renew(
+                cached, key: key, url: response.url ?? request.url,
+                notModified: HTTPErrorResponse(response, body: data))
             guard
                 let rebuilt = HTTPURLResponse(
-                    url: response.url ?? request.url ?? cached.url ?? URL(fileURLWithPath: "/"),
+                    url: response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/"),
                     statusCode: revalidated.statusCode, httpVersion: "HTTP/1.1", headerFields: revalidated.headers)
             else {
                 throw TransportError(.badResponse, url: request.url, message: "Could not rebuild the cached response.")
             }
-            ExchangeRecorder.note(.servedFromCache)
             return (revalidated.body, rebuilt)
         }
 
@@ -191,20 +185,9 @@ public struct ETagTransport: HTTPTransportProtocol {
                 if cached != nil { await store.remove(for: key) }
                 return (data, response)
             }
-            let headers = HTTPErrorResponse(response, body: Data()).headers
-            // An ETag with CR, LF or NUL could never be sent back: not worth an entry.
-            if let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag),
-                Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
-            {
-                await store.store(
-                    CachedResponse(
-                        body: data, statusCode: response.statusCode, headers: Self.storedHeaders(headers),
-                        url: response.url ?? request.url,
-                        etag: etag, storedAt: Date()),
-                    for: key)
-            } else if cached != nil {
-                await store.remove(for: key)
-            }
+            await update(
+                key, after: response.statusCode, headers: HTTPErrorResponse(response, body: Data()).headers,
+                body: data, url: response.url ?? request.url, request: request, hadEntry: cached != nil)
         }
         return (data, response)
     }
@@ -229,17 +212,11 @@ public struct ETagTransport: HTTPTransportProtocol {
         let (data, response) = try await inner.deferredExchange(conditional)
 
         if response.statusCode == 304 {
-            guard let cached else {
-                throw TransportError(
-                    .unexpectedNotModified, url: response.url ?? request.url,
-                    message: "304 Not Modified for a request that had no cached entry to revalidate.",
-                    response: HTTPErrorResponse(
-                        statusCode: 304, headers: response.headerFields(), body: data, url: response.url))
-            }
-            let revalidated = Self.revalidate(cached, withHeaders: response.headerFields())
-            await store.store(revalidated, for: key)
-            let url = response.url ?? request.url ?? cached.url ?? URL(fileURLWithPath: "/")
-            ExchangeRecorder.note(.servedFromCache)
+            let revalidated = try await renew(
+                cached, key: key, url: response.url ?? request.url,
+                notModified: HTTPErrorResponse(
+                    statusCode: 304, headers: response.headerFields(), body: data, url: response.url))
+            let url = response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/")
             // The closures keep the status and headers only: a log record may keep this response
             // for long, and must not keep the cached body with it.
             let status = revalidated.statusCode
@@ -259,23 +236,51 @@ public struct ETagTransport: HTTPTransportProtocol {
         }
 
         if (200..<300).contains(response.statusCode) {
-            let headers = response.headerFields()
-            guard let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag) else {
-                if cached != nil { await store.remove(for: key) }
-                return (data, response)
-            }
-            if Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request) {
-                await store.store(
-                    CachedResponse(
-                        body: data, statusCode: response.statusCode, headers: Self.storedHeaders(headers),
-                        url: response.url ?? request.url,
-                        etag: etag, storedAt: Date()),
-                    for: key)
-            } else if cached != nil {
-                await store.remove(for: key)
-            }
+            await update(
+                key, after: response.statusCode, headers: response.headerFields(),
+                body: data, url: response.url ?? request.url, request: request, hadEntry: cached != nil)
         }
         return (data, response)
+    }
+
+    /// A 304 for the entry under `key`: stores and returns the entry renewed with the 304's
+    /// headers. Both paths (`data(for:)` and `deferredData(for:)`) share it.
+    ///
+    /// - Throws: ``TransportError/Code/unexpectedNotModified`` (carrying `notModified`) when
+    ///   there was no entry to revalidate.
+    private func renew(
+        _ cached: CachedResponse?, key: String, url: URL?, notModified: @autoclosure () -> HTTPErrorResponse
+    ) async throws -> CachedResponse {
+        guard let cached else {
+            throw TransportError(
+                .unexpectedNotModified, url: url,
+                message: "304 Not Modified for a request that had no cached entry to revalidate.",
+                response: notModified())
+        }
+        let revalidated = Self.revalidate(cached, withHeaders: notModified().headers)
+        await store.store(revalidated, for: key)
+        ExchangeRecorder.note(.servedFromCache)
+        return revalidated
+    }
+
+    /// After a 2xx: stores an entry when the response is storable and carries an ETag that could
+    /// be sent back (no CR, LF or NUL); otherwise drops the entry the request was made with, now
+    /// stale. Both paths share it.
+    private func update(
+        _ key: String, after statusCode: Int, headers: [String: String], body: Data, url: URL?,
+        request: URLRequest, hadEntry: Bool
+    ) async {
+        if let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag),
+            Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
+        {
+            await store.store(
+                CachedResponse(
+                    body: body, statusCode: statusCode, headers: Self.storedHeaders(headers), url: url,
+                    etag: etag, storedAt: Date()),
+                for: key)
+        } else if hadEntry {
+            await store.remove(for: key)
+        }
     }
 
     /// Adds `If-None-Match: etag` to `request`, which has none; returns whether it did. One
@@ -327,13 +332,9 @@ public struct ETagTransport: HTTPTransportProtocol {
         return true
     }
 
-    /// The cached entry with its headers updated by a 304 (RFC 9111 §4.3.4), except the framing
-    /// headers that describe the 304 itself.
-    static func revalidate(_ cached: CachedResponse, with notModified: HTTPURLResponse) -> CachedResponse {
-        revalidate(cached, withHeaders: HTTPErrorResponse(notModified, body: Data()).headers)
-    }
-
-    /// `cached` updated with a 304's header fields (its cookies excepted: see ``storedHeaders(_:)``).
+    /// The cached entry with its headers updated by a 304's header fields (RFC 9111 §4.3.4),
+    /// except the framing headers that describe the 304 itself and its cookies (see
+    /// ``storedHeaders(_:)``).
     static func revalidate(_ cached: CachedResponse, withHeaders notModified: [String: String]) -> CachedResponse {
         var updated = cached
         let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
