@@ -334,18 +334,18 @@ struct GentleBench {
         report("50 MB multipart upload peak RSS < 64 MiB", streamed.0 > 0 && streamed.0 < 64 << 20)
     }
 
-    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger|stack]]`: only the default
-    /// transport (16 in flight by default), for profilers; the mode picks the call (`request`, and
-    /// by default no logger; `stack`: `request` through `Reauth(Retry(ETag(default)))`).
+    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger|stack|etag|retry|reauth]]`:
+    /// only the default transport (16 in flight by default), for profilers; the mode picks the call
+    /// (`request`, and by default no logger; `stack`: `request` through
+    /// `Reauth(Retry(ETag(default)))`; `etag`, `retry`, `reauth`: through that decorator alone).
     static func loadOnly(seconds: Double, concurrency: Int, mode: String) async throws {
         let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
         defer { nginx.stop() }
         let logger: any NetworkLogger =
             mode == "logger" ? ClosureNetworkLogger { record in _ = record.metrics } : NoOpNetworkLogger()
         let service: HTTPNetworkService
-        if mode == "stack" {
-            service = HTTPNetworkService(
-                transport: fullStack(over: DefaultTransport.make()), authService: InMemoryAuthService())
+        if let decorated = decorated(mode: mode, over: DefaultTransport.make()) {
+            service = HTTPNetworkService(transport: decorated, authService: InMemoryAuthService())
         } else {
             service = HTTPNetworkService(authService: InMemoryAuthService(), logger: logger)
         }
@@ -371,6 +371,18 @@ struct GentleBench {
         ReauthTransport(
             inner: RetryTransport(inner: ETagTransport(inner: transport)), authService: InMemoryAuthService(token: "t"),
             refreshToken: {})
+    }
+
+    /// The transport a `--load-only` mode runs through when it is a decorator's: `stack` (the
+    /// README's), or one decorator alone (`etag`, `retry`, `reauth`), to tell their costs apart.
+    static func decorated(mode: String, over transport: any HTTPTransportProtocol) -> (any HTTPTransportProtocol)? {
+        switch mode {
+        case "stack": fullStack(over: transport)
+        case "etag": ETagTransport(inner: transport)
+        case "retry": RetryTransport(inner: transport)
+        case "reauth": ReauthTransport(inner: transport, authService: InMemoryAuthService(token: "t"), refreshToken: {})
+        default: nil
+        }
     }
 
     /// Runs this executable as `--download-child` and reads the peak RSS it reports.

@@ -99,29 +99,51 @@ public struct ETagTransport: HTTPTransportProtocol {
         cacheKey(for: request, normalizedCredentialHeaders: normalized(credentialHeaders))
     }
 
-    /// ``cacheKey(for:credentialHeaders:)`` with the names already lowercased and trimmed. One
-    /// pass over the request's headers (a lookup per credential name costs a case-insensitive
-    /// scan each on Linux: this runs for every GET).
+    /// ``cacheKey(for:credentialHeaders:)`` with the names already lowercased and trimmed.
     static func cacheKey(for request: URLRequest, normalizedCredentialHeaders keyed: Set<String>) -> String {
-        let method = (request.httpMethod ?? "GET").uppercased()
+        var method = request.httpMethod ?? "GET"
+        if method != "GET" { method = method.uppercased() }
+        return key(method: method, request: request, keyed: keyed).key
+    }
+
+    /// The key a GET that this transport may make conditional is stored under; nil for any other
+    /// method, or when the caller set `If-None-Match` itself (the exchange is theirs).
+    func revalidationKey(for request: URLRequest) -> String? {
+        let method = request.httpMethod ?? "GET"
+        guard method == "GET" || method.equalsIgnoringASCIICase("GET") else { return nil }
+        let (key, conditional) = Self.key(method: "GET", request: request, keyed: credentialHeaders)
+        return conditional ? nil : key
+    }
+
+    /// The key for `method` and `request`, and whether the request carries `If-None-Match`. One
+    /// pass over the request's headers, comparing names byte-wise (a `lowercased()` copy and a
+    /// hash per header, or a case-insensitive lookup per credential name, cost more: this runs
+    /// for every GET).
+    private static func key(
+        method: String, request: URLRequest, keyed: Set<String>
+    ) -> (key: String, conditional: Bool) {
         let url = request.url?.absoluteString ?? ""
         var accept = ""
+        var conditional = false
         var credentials: [(name: String, value: String)] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            let lowered = name.lowercased()
-            if lowered == "accept" {
+            if name.equalsIgnoringASCIICase("accept") {
                 accept = value
-            } else if keyed.contains(lowered) {
-                credentials.append((lowered, value))
+            } else if name.equalsIgnoringASCIICase("if-none-match") {
+                conditional = true
+            } else if let keyedName = keyed.contains(name)
+                ? name : keyed.first(where: { $0.equalsIgnoringASCIICase(name) })
+            {
+                credentials.append((keyedName, value))
             }
         }
-        credentials.sort { $0.name < $1.name }
         let identity: String
         if credentials.isEmpty {
             identity = "anonymous"
         } else if credentials.count == 1, credentials[0].name == "authorization" {
             identity = "auth:" + SHA256Digest.hexHash(credentials[0].value)
         } else {
+            credentials.sort { $0.name < $1.name }
             // Length-prefixed, so no choice of values can make two different sets hash alike.
             var canonical = ""
             for (name, value) in credentials {
@@ -129,7 +151,7 @@ public struct ETagTransport: HTTPTransportProtocol {
             }
             identity = "credentials:" + SHA256Digest.hexHash(canonical)
         }
-        return "\(method) \(url) accept:\(accept) \(identity)"
+        return (String(concatenating: [method, " ", url, " accept:", accept, " ", identity]), conditional)
     }
 
     private static func normalized(_ names: Set<String>) -> Set<String> {
@@ -152,12 +174,9 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// - Throws: ``TransportError`` ``TransportError/Code/unexpectedNotModified`` for a 304 with
     ///   no entry; otherwise what the inner transport throws.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        guard (request.httpMethod ?? "GET").uppercased() == "GET",
-            request.value(forHTTPHeaderField: "If-None-Match") == nil
-        else {
+        guard let key = revalidationKey(for: request) else {
             return try await inner.data(for: request)
         }
-        let key = cacheKey(for: request)
         let cached = await store.cachedResponse(for: key)
         var conditional = request
         if let cached, Self.addIfNoneMatch(cached.etag, to: &conditional) {
@@ -166,9 +185,10 @@ public struct ETagTransport: HTTPTransportProtocol {
         let (data, response) = try await inner.data(for: conditional)
 
         if response.statusCode == 304 {
+            let notModified = HTTPErrorResponse(response, body: data)
             let revalidated = try await renew(
                 cached, key: key, url: response.url ?? request.url,
-                notModified: HTTPErrorResponse(response, body: data))
+                fields: notModified.headers.map { ($0.key, $0.value) }, notModified: notModified)
             guard
                 let rebuilt = HTTPURLResponse(
                     url: response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/"),
@@ -198,12 +218,9 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// not built). An entry stored here keeps header names as the server spelled them (a built
     /// `HTTPURLResponse` canonicalizes them on Linux).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
-        guard (request.httpMethod ?? "GET").uppercased() == "GET",
-            request.value(forHTTPHeaderField: "If-None-Match") == nil
-        else {
+        guard let key = revalidationKey(for: request) else {
             return try await inner.deferredExchange(request)
         }
-        let key = cacheKey(for: request)
         let cached = await store.cachedResponse(for: key)
         var conditional = request
         if let cached, Self.addIfNoneMatch(cached.etag, to: &conditional) {
@@ -213,7 +230,7 @@ public struct ETagTransport: HTTPTransportProtocol {
 
         if response.statusCode == 304 {
             let revalidated = try await renew(
-                cached, key: key, url: response.url ?? request.url,
+                cached, key: key, url: response.url ?? request.url, fields: response.fieldList(),
                 notModified: HTTPErrorResponse(
                     statusCode: 304, headers: response.headerFields(), body: data, url: response.url))
             let url = response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/")
@@ -244,12 +261,14 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// A 304 for the entry under `key`: stores and returns the entry renewed with the 304's
-    /// headers. Both paths (`data(for:)` and `deferredData(for:)`) share it.
+    /// header `fields` (see ``revalidate(_:withFields:)``). Both paths (`data(for:)` and
+    /// `deferredData(for:)`) share it.
     ///
     /// - Throws: ``TransportError/Code/unexpectedNotModified`` (carrying `notModified`) when
     ///   there was no entry to revalidate.
     private func renew(
-        _ cached: CachedResponse?, key: String, url: URL?, notModified: @autoclosure () -> HTTPErrorResponse
+        _ cached: CachedResponse?, key: String, url: URL?, fields: [(String, String)],
+        notModified: @autoclosure () -> HTTPErrorResponse
     ) async throws -> CachedResponse {
         guard let cached else {
             throw TransportError(
@@ -257,7 +276,7 @@ public struct ETagTransport: HTTPTransportProtocol {
                 message: "304 Not Modified for a request that had no cached entry to revalidate.",
                 response: notModified())
         }
-        let revalidated = Self.revalidate(cached, withHeaders: notModified().headers)
+        let revalidated = Self.revalidate(cached, withFields: fields)
         await store.store(revalidated, for: key)
         ExchangeRecorder.note(.servedFromCache)
         return revalidated
@@ -300,11 +319,17 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// the server set is a credential: it is never written to a store, and a 304 served from the
     /// cache does not set it again.
     static func storedHeaders(_ headers: [String: String]) -> [String: String] {
-        headers.filter { name, _ in
-            let lowered = name.lowercased()
-            return lowered != "set-cookie" && lowered != "set-cookie2"
-        }
+        headers.filter { name, _ in !isCookieSetting(name) }
     }
+
+    /// Whether `name` is `Set-Cookie` or `Set-Cookie2` (in any case).
+    static func isCookieSetting(_ name: String) -> Bool {
+        name.equalsIgnoringASCIICase("set-cookie") || name.equalsIgnoringASCIICase("set-cookie2")
+    }
+
+    /// The fields of a 304 that describe the 304 itself, not the stored representation: never
+    /// copied into an entry.
+    private static let notRevalidated = ["content-length", "transfer-encoding", "content-encoding", "connection"]
 
     /// Whether a response with `headers` may be stored with the default configuration: no
     /// `Cache-Control: no-store`, and a `Vary` naming only ``storableVaryHeaders-type.property`` (`*` never).
@@ -336,10 +361,44 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// except the framing headers that describe the 304 itself and its cookies (see
     /// ``storedHeaders(_:)``).
     static func revalidate(_ cached: CachedResponse, withHeaders notModified: [String: String]) -> CachedResponse {
+        revalidate(cached, withFields: notModified.map { ($0.key, $0.value) })
+    }
+
+    /// ``revalidate(_:withHeaders:)`` with the 304's fields as received: a name repeated (in any
+    /// case) is merged as a response merges it, its values joined with ", " under its first
+    /// spelling; a field without a name is ignored. A short head (the usual) is walked without
+    /// building a dictionary of it.
+    static func revalidate(_ cached: CachedResponse, withFields fields: [(String, String)]) -> CachedResponse {
+        guard fields.count <= 32 else {
+            // A long head (a hostile server's, up to the header-count limit): merged in linear time.
+            return revalidate(cached, merged: DeferredResponse.merged(fields).map { ($0.key, $0.value) })
+        }
+        var merged: [(String, String)] = []
+        merged.reserveCapacity(fields.count)
+        for index in fields.indices {
+            let (name, value) = fields[index]
+            guard !name.isEmpty, !fields[..<index].contains(where: { $0.0.equalsIgnoringASCIICase(name) }) else {
+                continue  // merged into its first occurrence
+            }
+            var joined = value
+            for later in fields[(index + 1)...] where later.0.equalsIgnoringASCIICase(name) {
+                joined += ", " + later.1
+            }
+            merged.append((name, joined))
+        }
+        return revalidate(cached, merged: merged)
+    }
+
+    /// `cached` renewed with `fields`, whose names are distinct (ASCII case-insensitively).
+    private static func revalidate(_ cached: CachedResponse, merged fields: [(String, String)]) -> CachedResponse {
         var updated = cached
-        let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
-        for (name, value) in storedHeaders(notModified)
-        where !excluded.contains(name.lowercased()) {
+        for (name, value) in fields
+        where !isCookieSetting(name) && !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) {
+            // Usually spelled as in the stored response: one lookup, and no write when unchanged.
+            if let current = updated.headers[name] {
+                if current != value { updated.headers[name] = value }
+                continue
+            }
             if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 updated.headers[existing] = nil
             }

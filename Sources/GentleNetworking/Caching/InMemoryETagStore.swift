@@ -28,19 +28,25 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// The entry for `key`, marking it most recently used.
     public func cachedResponse(for key: String) -> CachedResponse? {
-        guard let entry = entries[key] else { return nil }
+        // One hash of the key: it is as long as the URL, and this runs for every GET.
+        guard let index = entries.index(forKey: key) else { return nil }
         clock += 1
-        entries[key] = (entry.response, clock)
-        return entry.response
+        entries.values[index].lastUse = clock
+        return entries.values[index].response
     }
 
     /// Stores `response`, then evicts least-recently-used entries until both bounds hold.
     public func store(_ response: CachedResponse, for key: String) {
-        remove(for: key)
         let size = response.approximateSize
-        guard size <= maxBytes else { return }
+        guard size <= maxBytes else {
+            remove(for: key)
+            return
+        }
         clock += 1
-        entries[key] = (response, clock)
+        // Replaced in place (a revalidation renews an entry on every request): one hash of the key.
+        if let replaced = entries.updateValue((response, clock), forKey: key) {
+            totalBytes -= replaced.response.approximateSize
+        }
         totalBytes += size
         while entries.count > maxEntries || totalBytes > maxBytes {
             guard let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { break }

@@ -22,7 +22,13 @@ struct DeferredResponse: Sendable {
     /// The URL the response came from (after redirects), as the built response would have it.
     let url: URL?
     private let build: @Sendable () throws -> HTTPURLResponse
-    private let fields: @Sendable () -> [String: String]
+    private let fields: Fields
+
+    /// Where the header fields come from: already merged, or as received (merged when asked).
+    private enum Fields: Sendable {
+        case merged(@Sendable () -> [String: String])
+        case received(@Sendable () -> [(String, String)])
+    }
 
     /// - Parameters:
     ///   - fields: The header fields without building the response: names as the server spelled
@@ -34,11 +40,24 @@ struct DeferredResponse: Sendable {
     ) {
         self.statusCode = statusCode
         self.url = url
-        self.fields = fields
+        self.fields = .merged(fields)
         self.build = build
     }
 
-    /// A response already built.
+    /// - Parameters:
+    ///   - receivedFields: The header fields in the order received, names as the server spelled
+    ///     them, a repeated field once per line; ``headerFields()`` merges them.
+    ///   - build: Builds the response.
+    init(
+        statusCode: Int, url: URL?, receivedFields: @escaping @Sendable () -> [(String, String)],
+        build: @escaping @Sendable () throws -> HTTPURLResponse
+    ) {
+        self.statusCode = statusCode
+        self.url = url
+        self.fields = .received(receivedFields)
+        self.build = build
+    }
+
     init(_ response: HTTPURLResponse) {
         self.init(statusCode: response.statusCode, url: response.url, fields: { response.stringHeaders }) { response }
     }
@@ -51,13 +70,44 @@ struct DeferredResponse: Sendable {
     /// The header fields, without building the response (see `init`'s `fields`). Each call works
     /// them out again.
     func headerFields() -> [String: String] {
-        fields()
+        switch fields {
+        case .merged(let fields): fields()
+        case .received(let fields): Self.merged(fields())
+        }
+    }
+
+    /// The header fields as a list, without merging them when they were kept as received: a
+    /// repeated name may appear more than once (in any case), and a name may be empty. Cheaper
+    /// than ``headerFields()`` for a caller that walks them once.
+    func fieldList() -> [(String, String)] {
+        switch fields {
+        case .merged(let fields): fields().map { ($0.key, $0.value) }
+        case .received(let fields): fields()
+        }
     }
 
     /// Header fields in the order received merged into a dictionary as `HTTPURLResponse` merges
     /// them: a repeated name (ASCII case-insensitively) keeps its first spelling, and its values
     /// are joined with ", ". A field without a name (a line such as `: x`) is dropped.
     static func merged(_ fields: [(String, String)]) -> [String: String] {
+        // A usual head (a dozen fields or so): a repeat is found by comparing with the names
+        // before it, byte-wise, instead of hashing a lowercased copy of every name. A long one
+        // (a hostile server's, up to the header-count limit) is merged in linear time.
+        guard fields.count <= 32 else { return mergedHashing(fields) }
+        var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
+        for index in fields.indices where !fields[index].0.isEmpty {
+            let (name, value) = fields[index]
+            if let first = fields[..<index].first(where: { !$0.0.isEmpty && $0.0.equalsIgnoringASCIICase(name) })?.0 {
+                merged[first] = (merged[first] ?? "") + ", " + value
+            } else {
+                merged[name] = value
+            }
+        }
+        return merged
+    }
+
+    /// ``merged(_:)`` with a dictionary of lowercased names to find repeats.
+    static func mergedHashing(_ fields: [(String, String)]) -> [String: String] {
         var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
         var spelling: [String: String] = Dictionary(minimumCapacity: fields.count)  // lowercased → first seen
         for (name, value) in fields where !name.isEmpty {

@@ -143,7 +143,7 @@ struct ETagCredentialKeyTests {
 }
 
 /// A transport that is never called.
-private struct FailingTestTransport: HTTPTransportProtocol {
+struct FailingTestTransport: HTTPTransportProtocol {
     func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         throw CancellationError()
     }

@@ -17,7 +17,7 @@
                 let (body, head) = try await runHead(easy)
                 let url = easy.request.url
                 let deferred = DeferredResponse(
-                    statusCode: head.statusCode, url: url, fields: { DeferredResponse.merged(head.headers) }
+                    statusCode: head.statusCode, url: url, receivedFields: { head.headers }
                 ) {
                     guard let response = CurlEasyRequest.makeResponse(url: url, head: head) else {
                         throw TransportError(.badResponse, url: url, message: "The server sent no valid status line.")

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import GentleNetworking
+
+/// `DeferredResponse.merged` merges a head's fields as `HTTPURLResponse` does; it takes a
+/// byte-wise path for short heads and a hashing one for long heads, which must agree.
+@Suite("DeferredResponse.merged")
+struct DeferredResponseMergeTests {
+    @Test("Repeats keep the first spelling and join values with \", \"; nameless fields are dropped")
+    func repeats() {
+        let fields = [
+            ("Cache-Control", "no-cache"), ("ETag", "\"a\""), ("cache-control", "private"), ("", "x"),
+            ("Vary", "Accept"), ("CACHE-CONTROL", "max-age=0"), ("vary", "Cookie"),
+        ]
+        let expected = [
+            "Cache-Control": "no-cache, private, max-age=0", "ETag": "\"a\"", "Vary": "Accept, Cookie",
+        ]
+        #expect(DeferredResponse.merged(fields) == expected)
+        #expect(DeferredResponse.mergedHashing(fields) == expected)
+    }
+
+    @Test("The short-head and long-head paths agree on random heads, below and above 32 fields")
+    func pathsAgree() {
+        var generator = SeededGenerator(seed: 0x5EED)
+        let names = ["A", "a", "B", "b", "Set-Cookie", "set-cookie", "X-Long-Name", "x-long-name", "", "C"]
+        for count in [0, 1, 2, 5, 12, 31, 32, 33, 64, 256] {
+            for _ in 0..<20 {
+                let fields = (0..<count).map { index in
+                    (names[Int(generator.next() % UInt64(names.count))], "v\(index)")
+                }
+                #expect(DeferredResponse.merged(fields) == DeferredResponse.mergedHashing(fields))
+            }
+        }
+    }
+
+    /// xorshift64*: deterministic, so a failure reproduces.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            return state &* 2_685_821_657_736_338_717
+        }
+    }
+}
+
+@Suite("String(concatenating:)")
+struct StringConcatenationTests {
+    @Test("Joins ASCII, multi-byte and empty parts exactly as + does")
+    func joins() {
+        let parts = [
+            "GET", " ", "https://h/ä?q=€", "", " accept:", "", " ", "auth:😀", String(repeating: "x", count: 300),
+        ]
+        #expect(String(concatenating: parts) == parts.reduce("", +))
+        #expect(String(concatenating: []).isEmpty)
+        #expect(String(concatenating: ["", ""]).isEmpty)
+    }
+}
