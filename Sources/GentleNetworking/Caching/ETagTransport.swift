@@ -222,11 +222,15 @@ public struct ETagTransport: HTTPTransportProtocol {
             return try await inner.deferredExchange(request)
         }
         let cached = await store.cachedResponse(for: key)
-        var conditional = request
-        if let cached, Self.addIfNoneMatch(cached.etag, to: &conditional) {
+        var condition: [(String, String)] = []
+        // An ETag with CR, LF or NUL (from an entry stored before such ETags were refused) is
+        // left out: it could never be sent.
+        if let cached, RequestValidator.isValidHeaderValue(cached.etag) {
+            condition = [("If-None-Match", cached.etag)]
             ExchangeRecorder.note(.revalidating)
         }
-        let (data, response) = try await inner.deferredExchange(conditional)
+        // Passed down beside the request, not set on a copy of it (see FieldAddingTransport).
+        let (data, response) = try await inner.deferredExchange(request, adding: condition)
 
         if response.statusCode == 304 {
             let revalidated = try await renew(

@@ -82,7 +82,8 @@
         init(
             request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?,
             pool: CurlHandlePool, sink: Sink = .memory, source: Source = .request,
-            progress: (@Sendable (TransferProgress) -> Void)? = nil, maxStreamedBytes: Int64? = nil
+            progress: (@Sendable (TransferProgress) -> Void)? = nil, maxStreamedBytes: Int64? = nil,
+            addedFields: [(String, String)] = []
         ) throws {
             // Every hop is checked (a redirect's target too); headers are checked in `configure`.
             guard let url = request.url else {
@@ -138,10 +139,10 @@
                     limits: CurlTransferState.Limits(
                         maxBodyBytes: bodyLimit, maxHeaderCount: configuration.limits.maxHeaderCount,
                         maxHeaderBytes: configuration.limits.maxHeaderBytes),
-                    isHeadRequest: (request.httpMethod ?? "GET").uppercased() == "HEAD", url: url))
+                    isHeadRequest: (request.httpMethod ?? "GET").equalsIgnoringASCIICase("HEAD"), url: url))
             if case .stream = sink { ObjectWatch.note(self, "CurlEasyRequest") }
             do {
-                try configure(url: url, configuration: configuration, trust: trust)
+                try configure(url: url, configuration: configuration, trust: trust, addedFields: addedFields)
             } catch {
                 cleanup()
                 throw error
@@ -170,7 +171,13 @@
         /// The default `User-Agent` line, built once.
         private static let userAgentLine = "User-Agent: \(CurlTransport.userAgent)"
 
-        private func configure(url: URL, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?) throws {
+        /// - Parameter addedFields: Header fields sent as if `request` carried them (replacing a
+        ///   field of the same name it does carry), validated like its own: a decorator's
+        ///   addition without copying the request (see `FieldAddingTransport`).
+        private func configure(
+            url: URL, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?,
+            addedFields: [(String, String)]
+        ) throws {
             func check(_ code: CURLcode, _ what: String) throws {
                 guard code == CURLE_OK else {
                     throw TransportError(
@@ -270,12 +277,19 @@
             headers.reserveCapacity(fields.count + 3)
             var hasContentType = false
             var hasUserAgent = false
-            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            for (name, value) in fields.sorted(by: { $0.key < $1.key })
+            where addedFields.isEmpty || !addedFields.contains(where: { $0.0.equalsIgnoringASCIICase(name) }) {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
                 if name.equalsIgnoringASCIICase("Accept-Encoding") {
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
                     continue
                 }
+                if name.equalsIgnoringASCIICase("Content-Type") { hasContentType = true }
+                if name.equalsIgnoringASCIICase("User-Agent") { hasUserAgent = true }
+                headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            for (name, value) in addedFields {
+                try RequestValidator.validateHeader(name: name, value: value, url: url)
                 if name.equalsIgnoringASCIICase("Content-Type") { hasContentType = true }
                 if name.equalsIgnoringASCIICase("User-Agent") { hasUserAgent = true }
                 headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")

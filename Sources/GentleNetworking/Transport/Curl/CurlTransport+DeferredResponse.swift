@@ -2,18 +2,27 @@
     import Foundation
     import FoundationNetworking
 
-    extension CurlTransport: DeferredResponseTransport {
+    extension CurlTransport: FieldAddingTransport {
         /// `data(for:)`, with the `HTTPURLResponse` built only if the caller asks for it.
         ///
         /// Redirects are followed as in `data(for:)` (a 3xx is always built, to read `Location`).
         func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
+            try await deferredData(for: request, adding: [])
+        }
+
+        /// ``deferredData(for:)`` with `fields` sent as if `request` carried them; a redirect's
+        /// request carries them too, as it would carry the request's own.
+        func deferredData(
+            for request: URLRequest, adding fields: [(String, String)]
+        ) async throws -> (Data, DeferredResponse) {
             var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
             var current = request
+            var added = fields
             while true {
                 try Task.checkCancellation()
                 let trust = trust(for: current.url)
                 let easy = try CurlEasyRequest(
-                    request: current, configuration: configuration, trust: trust, pool: handles)
+                    request: current, configuration: configuration, trust: trust, pool: handles, addedFields: added)
                 let (body, head) = try await runHead(easy)
                 let url = easy.request.url
                 let deferred = DeferredResponse(
@@ -24,13 +33,17 @@
                     }
                     return response
                 }
-                guard configuration.maxRedirects > 0, RedirectTracker.redirectStatuses.contains(head.statusCode),
-                    let next = tracker.nextRequest(after: try deferred.response(), for: current)
-                else {
+                guard configuration.maxRedirects > 0, RedirectTracker.redirectStatuses.contains(head.statusCode) else {
+                    return (body, deferred)
+                }
+                // The hop as sent: from here on the added fields are part of the request.
+                let sent = added.isEmpty ? current : current.adding(added)
+                added = []
+                guard let next = tracker.nextRequest(after: try deferred.response(), for: sent) else {
                     return (body, deferred)
                 }
                 try tracker.follow(to: next.url)
-                tracker.noteHop(status: head.statusCode, from: current, to: next)
+                tracker.noteHop(status: head.statusCode, from: sent, to: next)
                 current = next
             }
         }
