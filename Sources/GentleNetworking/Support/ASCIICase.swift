@@ -5,8 +5,8 @@ extension String {
     /// Byte-wise on contiguous UTF-8: `caseInsensitiveCompare` bridges to `NSString` and costs
     /// about a microsecond per call on Linux, on the path of every request.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        // Most names arrive spelled as expected: a plain comparison settles them.
-        if self == other { return true }
+        // Lengths first (O(1) for native strings): most pairs compared differ in length, and
+        // `==` on two strings costs a comparison routine call even when they do.
         guard utf8.count == other.utf8.count else { return false }
         var left = self
         var right = other
