@@ -34,6 +34,9 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// Where entries are kept.
     public let store: any ETagStoreProtocol
 
+    /// `store` when it is the in-memory store: read and renewed without an actor hop.
+    private let memoryStore: InMemoryETagStore?
+
     /// The request headers whose values identify the caller, lowercased: each one the request
     /// carries is hashed into the cache key. Always holds ``alwaysKeyedCredentialHeaders``.
     public let credentialHeaders: Set<String>
@@ -54,6 +57,7 @@ public struct ETagTransport: HTTPTransportProtocol {
     ) {
         self.inner = inner
         self.store = store
+        self.memoryStore = store as? InMemoryETagStore
         self.credentialHeaders = Self.normalized(credentialHeaders)
     }
 
@@ -177,7 +181,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         guard let key = revalidationKey(for: request) else {
             return try await inner.data(for: request)
         }
-        let cached = await store.cachedResponse(for: key)
+        let cached = await entry(for: key)
         var conditional = request
         if let cached, Self.addIfNoneMatch(cached.etag, to: &conditional) {
             ExchangeRecorder.note(.revalidating)
@@ -202,7 +206,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         if (200..<300).contains(response.statusCode) {
             // Converting all headers is costly on Linux; only do it when there is an ETag.
             guard response.value(forHTTPHeaderField: "ETag") != nil else {
-                if cached != nil { await store.remove(for: key) }
+                if cached != nil { await removeEntry(for: key) }
                 return (data, response)
             }
             await update(
@@ -221,7 +225,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         guard let key = revalidationKey(for: request) else {
             return try await inner.deferredExchange(request)
         }
-        let cached = await store.cachedResponse(for: key)
+        let cached = await entry(for: key)
         var condition: [(String, String)] = []
         // An ETag with CR, LF or NUL (from an entry stored before such ETags were refused) is
         // left out: it could never be sent.
@@ -264,6 +268,24 @@ public struct ETagTransport: HTTPTransportProtocol {
         return (data, response)
     }
 
+    /// The entry under `key` (see ``memoryStore``).
+    private func entry(for key: String) async -> CachedResponse? {
+        if let memoryStore { return memoryStore.entry(for: key) }
+        return await store.cachedResponse(for: key)
+    }
+
+    /// Stores `response` under `key` (see ``memoryStore``).
+    private func storeEntry(_ response: CachedResponse, for key: String) async {
+        if let memoryStore { return memoryStore.put(response, for: key) }
+        await store.store(response, for: key)
+    }
+
+    /// Removes the entry under `key` (see ``memoryStore``).
+    private func removeEntry(for key: String) async {
+        if let memoryStore { return memoryStore.drop(for: key) }
+        await store.remove(for: key)
+    }
+
     /// A 304 for the entry under `key`: stores and returns the entry renewed with the 304's
     /// header `fields` (see ``revalidate(_:withFields:)``). Both paths (`data(for:)` and
     /// `deferredData(for:)`) share it.
@@ -281,7 +303,7 @@ public struct ETagTransport: HTTPTransportProtocol {
                 response: notModified())
         }
         let revalidated = Self.revalidate(cached, withFields: fields)
-        await store.store(revalidated, for: key)
+        await storeEntry(revalidated, for: key)
         ExchangeRecorder.note(.servedFromCache)
         return revalidated
     }
@@ -296,13 +318,13 @@ public struct ETagTransport: HTTPTransportProtocol {
         if let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag),
             Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
         {
-            await store.store(
+            await storeEntry(
                 CachedResponse(
                     body: body, statusCode: statusCode, headers: Self.storedHeaders(headers), url: url,
                     etag: etag, storedAt: Date()),
                 for: key)
         } else if hadEntry {
-            await store.remove(for: key)
+            await removeEntry(for: key)
         }
     }
 

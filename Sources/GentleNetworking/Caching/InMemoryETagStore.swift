@@ -1,14 +1,23 @@
 /// An in-memory ``ETagStoreProtocol``: least-recently-used, bounded by entry count and by total
 /// bytes. The default store of ``ETagTransport``.
+///
+/// Its entries sit behind a lock rather than in the actor's isolated state: ``ETagTransport``
+/// reads and renews them without hopping onto the actor (with many requests in flight, every
+/// hop to a busy actor suspends the request and wakes another thread to resume it). The
+/// actor's methods take the same lock, so both ways see one consistent store.
 public actor InMemoryETagStore: ETagStoreProtocol {
     /// The most entries kept; 100 by default.
     public let maxEntries: Int
     /// The most bytes kept (bodies plus headers); 10 MiB by default.
     public let maxBytes: Int
 
-    private var entries: [String: (response: CachedResponse, lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
-    private var totalBytes = 0
+    private struct Entries {
+        var byKey: [String: (response: CachedResponse, lastUse: UInt64)] = [:]
+        var clock: UInt64 = 0
+        var totalBytes = 0
+    }
+
+    private let entries = Locked(Entries())
 
     /// Creates a store.
     ///
@@ -21,49 +30,77 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     }
 
     /// How many entries are stored.
-    public var count: Int { entries.count }
+    public var count: Int { entries.withLock { $0.byKey.count } }
 
     /// The bytes the entries take, as counted against ``maxBytes``.
-    public var byteCount: Int { totalBytes }
+    public var byteCount: Int { entries.withLock { $0.totalBytes } }
 
     /// The entry for `key`, marking it most recently used.
     public func cachedResponse(for key: String) -> CachedResponse? {
-        // One hash of the key: it is as long as the URL, and this runs for every GET.
-        guard let index = entries.index(forKey: key) else { return nil }
-        clock += 1
-        entries.values[index].lastUse = clock
-        return entries.values[index].response
+        entry(for: key)
     }
 
-    /// Stores `response`, then evicts least-recently-used entries until both bounds hold.
+    /// Stores `response` under `key`, evicting least-recently-used entries to stay within
+    /// ``maxEntries`` and ``maxBytes``. A response larger than ``maxBytes`` is not stored (and
+    /// an entry already under `key` is removed).
     public func store(_ response: CachedResponse, for key: String) {
-        let size = response.approximateSize
-        guard size <= maxBytes else {
-            remove(for: key)
-            return
-        }
-        clock += 1
-        // Replaced in place (a revalidation renews an entry on every request): one hash of the key.
-        if let replaced = entries.updateValue((response, clock), forKey: key) {
-            totalBytes -= replaced.response.approximateSize
-        }
-        totalBytes += size
-        while entries.count > maxEntries || totalBytes > maxBytes {
-            guard let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { break }
-            remove(for: oldest)
-        }
+        put(response, for: key)
     }
 
-    /// Removes the entry for `key`.
+    /// Removes the entry for `key`, if any.
     public func remove(for key: String) {
-        if let removed = entries.removeValue(forKey: key) {
-            totalBytes -= removed.response.approximateSize
-        }
+        drop(for: key)
     }
 
     /// Removes every entry.
     public func removeAll() {
-        entries.removeAll()
-        totalBytes = 0
+        entries.withLock { entries in
+            entries.byKey.removeAll()
+            entries.totalBytes = 0
+        }
+    }
+
+    /// ``cachedResponse(for:)`` without the actor hop.
+    nonisolated func entry(for key: String) -> CachedResponse? {
+        entries.withLock { entries in
+            // One hash of the key: it is as long as the URL, and this runs for every GET.
+            guard let index = entries.byKey.index(forKey: key) else { return nil }
+            entries.clock += 1
+            entries.byKey.values[index].lastUse = entries.clock
+            return entries.byKey.values[index].response
+        }
+    }
+
+    /// ``store(_:for:)`` without the actor hop.
+    nonisolated func put(_ response: CachedResponse, for key: String) {
+        let size = response.approximateSize
+        let (maxEntries, maxBytes) = (self.maxEntries, self.maxBytes)
+        entries.withLock { entries in
+            guard size <= maxBytes else {
+                Self.remove(key, from: &entries)
+                return
+            }
+            entries.clock += 1
+            // Replaced in place (a revalidation renews an entry on every request): one hash.
+            if let replaced = entries.byKey.updateValue((response, entries.clock), forKey: key) {
+                entries.totalBytes -= replaced.response.approximateSize
+            }
+            entries.totalBytes += size
+            while entries.byKey.count > maxEntries || entries.totalBytes > maxBytes {
+                guard let oldest = entries.byKey.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { break }
+                Self.remove(oldest, from: &entries)
+            }
+        }
+    }
+
+    /// ``remove(for:)`` without the actor hop.
+    nonisolated func drop(for key: String) {
+        entries.withLock { Self.remove(key, from: &$0) }
+    }
+
+    private static func remove(_ key: String, from entries: inout Entries) {
+        if let removed = entries.byKey.removeValue(forKey: key) {
+            entries.totalBytes -= removed.response.approximateSize
+        }
     }
 }

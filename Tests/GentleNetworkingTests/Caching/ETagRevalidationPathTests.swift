@@ -89,6 +89,34 @@ struct ETagRevalidationPathTests {
         #expect(long.etag == "\"2\"")
     }
 
+    @Test("The transport's lock-only path and the actor's methods share one consistent store")
+    func lockPathAndActorAgree() async {
+        let store = InMemoryETagStore(maxEntries: 16, maxBytes: 1 << 20)
+        let template = CachedResponse(
+            body: Data(count: 64), statusCode: 200, headers: ["ETag": "\"e\""], url: url, etag: "\"e\"",
+            storedAt: Date())
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for step in 0..<300 {
+                        let key = "k\((task * 7 + step) % 40)"
+                        switch step % 4 {
+                        case 0: store.put(template, for: key)
+                        case 1: await store.store(template, for: key)
+                        case 2: _ = store.entry(for: key)
+                        default: if step % 8 == 3 { store.drop(for: key) } else { await store.remove(for: key) }
+                        }
+                    }
+                }
+            }
+        }
+        let count = await store.count
+        #expect(count <= 16)
+        #expect(await store.byteCount == count * template.approximateSize)
+        store.put(template, for: "last")
+        #expect(await store.cachedResponse(for: "last") == template)
+    }
+
     @Test("Replacing an entry keeps the byte count exact; an oversized replacement drops the entry")
     func inPlaceReplacement() async {
         func entry(_ body: Int) -> CachedResponse {
