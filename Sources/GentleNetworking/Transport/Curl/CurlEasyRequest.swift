@@ -277,23 +277,21 @@
             headers.reserveCapacity(fields.count + 3)
             var hasContentType = false
             var hasUserAgent = false
-            for (name, value) in fields.sorted(by: { $0.key < $1.key })
-            where addedFields.isEmpty || !addedFields.contains(where: { $0.0.equalsIgnoringASCIICase(name) }) {
+            func add(_ name: String, _ value: String) throws {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
                 if name.equalsIgnoringASCIICase("Accept-Encoding") {
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
-                    continue
+                    return
                 }
                 if name.equalsIgnoringASCIICase("Content-Type") { hasContentType = true }
                 if name.equalsIgnoringASCIICase("User-Agent") { hasUserAgent = true }
                 headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
-            for (name, value) in addedFields {
-                try RequestValidator.validateHeader(name: name, value: value, url: url)
-                if name.equalsIgnoringASCIICase("Content-Type") { hasContentType = true }
-                if name.equalsIgnoringASCIICase("User-Agent") { hasUserAgent = true }
-                headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            for (name, value) in fields.sorted(by: { $0.key < $1.key })
+            where addedFields.isEmpty || !addedFields.contains(where: { $0.0.equalsIgnoringASCIICase(name) }) {
+                try add(name, value)
             }
+            for (name, value) in addedFields { try add(name, value) }
             // Without a body libcurl adds neither, and each line it holds is compared with every
             // header it considers adding: fewer lines, less work per request.
             if sendsBody {
