@@ -86,12 +86,29 @@ enum ETagTarget {
             let response = HTTPURLResponse(
                 url: url, statusCode: 304, httpVersion: "HTTP/1.1", headerFields: notModified)
         else { return }
-        let updated = ETagTransport.revalidate(cached, with: response)
+        // As `data(for:)` renews: from the built response's headers.
+        let received = HTTPErrorResponse(response, body: Data()).headers
+        let updated = ETagTransport.revalidate(cached, withHeaders: received)
         if updated.body != cached.body || updated.statusCode != cached.statusCode {
             violated("a 304 changed the body or status")
         }
-        let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
-        let received = HTTPErrorResponse(response, body: Data()).headers
+        // As `deferredData(for:)` renews: from the fields as received, unmerged. Where no two
+        // names differ only in case (the merge order of such a pair is the dictionary's), both
+        // give the same entry, names compared case-insensitively.
+        let lowered = Set(notModified.keys.map { $0.lowercased() })
+        if lowered.count == notModified.count, !notModified.keys.contains(where: \.isEmpty) {
+            let fromFields = ETagTransport.revalidate(cached, withFields: notModified.map { ($0.key, $0.value) })
+            func folded(_ headers: [String: String]) -> [String: String] {
+                Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            }
+            if folded(fromFields.headers) != folded(updated.headers) || fromFields.etag != updated.etag {
+                violated("renewing from the fields as received differs: \(fromFields.headers) vs \(updated.headers)")
+            }
+        }
+        // The framing of the 304 itself, and its cookies, never reach the entry.
+        let excluded: Set<String> = [
+            "content-length", "transfer-encoding", "content-encoding", "connection", "set-cookie", "set-cookie2",
+        ]
         for (name, value) in received {
             let lowered = name.lowercased()
             let present = updated.headers.filter { $0.key.lowercased() == lowered }

@@ -72,6 +72,7 @@ struct DeferredResponse: Sendable {
         self.build = build
     }
 
+    /// A response already built.
     init(_ response: HTTPURLResponse) {
         self.init(statusCode: response.statusCode, url: response.url, fields: { response.stringHeaders }) { response }
     }
