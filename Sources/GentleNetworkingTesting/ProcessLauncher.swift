@@ -8,7 +8,7 @@ import Foundation
 /// exits: a leak counter that compares `/proc/self/fd` before and after (the fault table) sees
 /// them whenever a new worker runs a launch. Launching from this one thread creates that run loop
 /// once per process.
-enum ProcessLauncher {
+package enum ProcessLauncher {
     private final class Job: @unchecked Sendable {
         // @unchecked: `outcome` is written on the launcher thread before `done` is signalled
         // and read by the caller only after waiting on it.
@@ -24,7 +24,7 @@ enum ProcessLauncher {
     /// Runs `process` (`process.run()`) on the launcher thread and waits until it has started.
     ///
     /// - Throws: What `Process.run()` throws.
-    static func run(_ process: Process) throws {
+    package static func run(_ process: Process) throws {
         let job = Job(process)
         queue.submit(job)
         job.done.wait()

@@ -133,7 +133,7 @@ private func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try ProcessLauncher.run(process)
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, data)

@@ -356,7 +356,7 @@ struct SizeLimitMemoryTests {
             process.arguments = [kind == .curl ? "curl" : "urlsession", url.absoluteString, String(limit)]
             let output = Pipe()
             process.standardOutput = output
-            try process.run()
+            try ProcessLauncher.run(process)
             let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
             let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -16,7 +16,7 @@ func runInShell(_ command: String) throws -> (status: Int32, output: String) {
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output
-    try process.run()
+    try ProcessLauncher.run(process)
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))

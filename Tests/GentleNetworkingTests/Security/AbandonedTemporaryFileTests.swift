@@ -1,5 +1,6 @@
 import Foundation
 import GentleNetworking
+import GentleNetworkingTesting
 import Testing
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ struct AbandonedTemporaryFileTests {
     static func deadProcessID() throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
+        try ProcessLauncher.run(process)
         process.waitUntilExit()
         return process.processIdentifier
     }

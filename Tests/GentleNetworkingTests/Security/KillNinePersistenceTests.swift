@@ -1,5 +1,6 @@
 import Foundation
 import GentleNetworking
+import GentleNetworkingTesting
 import Testing
 
 #if canImport(Glibc)
@@ -207,7 +208,7 @@ struct KillNinePersistenceTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try ProcessLauncher.run(process)
         var received = Data()
         while !String(decoding: received, as: UTF8.self).contains("started") {
             let chunk = output.fileHandleForReading.availableData

@@ -135,7 +135,7 @@ func compressBlocking(_ data: Data, with command: [String]) throws -> Data {
     let output = Pipe()
     process.standardInput = input
     process.standardOutput = output
-    try process.run()
+    try ProcessLauncher.run(process)
     input.fileHandleForWriting.write(data)
     try input.fileHandleForWriting.close()
     let compressed = output.fileHandleForReading.readDataToEndOfFile()

@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworkingTesting
 
 /// Certificates made with the `openssl` command for the TLS tests: a private CA, a leaf it signed
 /// for `localhost` and `127.0.0.1`, and a foreign self-signed certificate for the same names.
@@ -90,7 +91,7 @@ struct TestPKI {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try ProcessLauncher.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         while process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
         let text = String(decoding: data, as: UTF8.self)

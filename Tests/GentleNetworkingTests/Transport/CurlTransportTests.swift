@@ -357,7 +357,7 @@
                 process.environment = environment
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
-                try process.run()
+                try ProcessLauncher.run(process)
                 let deadline = Date().addingTimeInterval(60)
                 while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
                 if process.isRunning { process.terminate() }

@@ -23,7 +23,7 @@ struct SelfSignedNginx: Sendable {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.run(process)
         process.waitUntilExit()
         nginx = try NginxServer(
             files: ["x.json": Data("{}".utf8)],

@@ -42,7 +42,7 @@ private struct SelfSignedNginx {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.run(process)
         process.waitUntilExit()
         nginx = try NginxServer(
             files: ["start": Data(#"{"id":1,"name":"x"}"#.utf8)],

@@ -180,7 +180,7 @@ private struct SelfSignedCertificate {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.run(process)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CocoaError(.fileWriteUnknown)
