@@ -375,12 +375,16 @@ struct GentleBench {
 
     /// The transport a `--load-only` mode runs through when it is a decorator's: `stack` (the
     /// README's), or one decorator alone (`etag`, `retry`, `reauth`), to tell their costs apart.
-    static func decorated(mode: String, over transport: any HTTPTransportProtocol) -> (any HTTPTransportProtocol)? {
+    /// `transport` is made only for those modes (another mode runs no idle transport beside its own).
+    static func decorated(
+        mode: String, over transport: @autoclosure () -> any HTTPTransportProtocol
+    ) -> (any HTTPTransportProtocol)? {
         switch mode {
-        case "stack": fullStack(over: transport)
-        case "etag": ETagTransport(inner: transport)
-        case "retry": RetryTransport(inner: transport)
-        case "reauth": ReauthTransport(inner: transport, authService: InMemoryAuthService(token: "t"), refreshToken: {})
+        case "stack": fullStack(over: transport())
+        case "etag": ETagTransport(inner: transport())
+        case "retry": RetryTransport(inner: transport())
+        case "reauth":
+            ReauthTransport(inner: transport(), authService: InMemoryAuthService(token: "t"), refreshToken: {})
         default: nil
         }
     }
