@@ -184,16 +184,6 @@ struct GentleBench {
         var samples: [String: [Int: [ClientSample]]] = [:]
         for round in 1...rounds {
             for concurrency in [1, 16] {
-                for (name, transport) in transports {
-                    let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
-                    samples[name, default: [:]][concurrency, default: []].append(
-                        try await measureClient(
-                            concurrency: concurrency, seconds: seconds,
-                            latencies: concurrency == 1 && name == "CurlTransport"
-                        ) {
-                            let _: BenchModel = try await service.request(to: endpoint, via: environment)
-                        })
-                }
                 #if canImport(CCurl)
                     // The README's stack over the same transport: nginx's file has an ETag, so
                     // every request after the first is a 304 answered from the entry.
@@ -204,6 +194,16 @@ struct GentleBench {
                             let _: BenchModel = try await stacked.request(to: endpoint, via: environment)
                         })
                 #endif
+                for (name, transport) in transports {
+                    let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+                    samples[name, default: [:]][concurrency, default: []].append(
+                        try await measureClient(
+                            concurrency: concurrency, seconds: seconds,
+                            latencies: concurrency == 1 && name == "CurlTransport"
+                        ) {
+                            let _: BenchModel = try await service.request(to: endpoint, via: environment)
+                        })
+                }
                 samples["raw URLSession + JSONDecoder", default: [:]][concurrency, default: []].append(
                     try await measureClient(concurrency: concurrency, seconds: seconds, latencies: false) {
                         _ = try await rawURLSessionFetch(session, url)

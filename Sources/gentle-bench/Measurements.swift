@@ -61,6 +61,7 @@ func measureClient(
     concurrency: Int, seconds: Double, latencies: Bool, warmUp: Double = 0.5,
     _ operation: @escaping @Sendable () async throws -> Void
 ) async throws -> ClientSample {
+    await waitUntilIdle()
     try await runWorkers(concurrency: concurrency, seconds: warmUp, operation)
     let timed: @Sendable () async throws -> Void
     let recorded = LatencyRecorder()
@@ -81,6 +82,34 @@ func measureClient(
     guard count > 0 else { throw BenchError("no request completed") }
     return ClientSample(
         rate: Double(count) / elapsed, cpuMicroseconds: cpu / Double(count) * 1e6, latencies: recorded.values)
+}
+
+/// Waits until this process uses less than 2% of a core over 50 ms (at most `limit` seconds), so
+/// work a previous client left running (corelibs URLSession keeps its threads busy for a while
+/// after a load) is not counted as the next client's CPU. Says on standard error when the wait
+/// was long or the process never went idle.
+func waitUntilIdle(limit: Double = 5) async {
+    let started = DispatchTime.now().uptimeNanoseconds
+    var last = ObservationBench.cpuSeconds().total
+    while true {
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        let now = ObservationBench.cpuSeconds().total
+        let used = now - last
+        last = now
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        if used < 0.001 || waited >= limit {
+            if waited >= 0.2 {
+                FileHandle.standardError.write(
+                    Data(
+                        String(
+                            format:
+                                "gentle-bench: waited %.2f s for the process to go idle (last 50 ms: %.1f ms of CPU)\n",
+                            waited, used * 1000
+                        ).utf8))
+            }
+            return
+        }
+    }
 }
 
 /// Request wall times from concurrent workers.
