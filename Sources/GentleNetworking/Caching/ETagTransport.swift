@@ -329,15 +329,13 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// Adds `If-None-Match: etag` to `request`, which has none; returns whether it did. One
-    /// assignment of the header fields: `setValue` canonicalizes the name and checks the value
-    /// character by character on Linux (~10k instructions on every revalidation). An `etag` with
-    /// CR, LF or NUL (a hostile server's, from an entry stored before such ETags were refused)
-    /// is left out, as `setValue` would silently drop it.
+    /// assignment of the header fields (`URLRequest.adding(_:)`): `setValue` canonicalizes the
+    /// name and checks the value character by character on Linux (~10k instructions on every
+    /// revalidation). An `etag` with CR, LF or NUL (a hostile server's, from an entry stored
+    /// before such ETags were refused) is left out, as `setValue` would silently drop it.
     static func addIfNoneMatch(_ etag: String, to request: inout URLRequest) -> Bool {
         guard RequestValidator.isValidHeaderValue(etag) else { return false }
-        var fields = request.allHTTPHeaderFields ?? [:]
-        fields["If-None-Match"] = etag
-        request.allHTTPHeaderFields = fields
+        request = request.adding([("If-None-Match", etag)])
         return true
     }
 
@@ -392,38 +390,18 @@ public struct ETagTransport: HTTPTransportProtocol {
 
     /// ``revalidate(_:withHeaders:)`` with the 304's fields as received: a name repeated (in any
     /// case) is merged as a response merges it, its values joined with ", " under its first
-    /// spelling; a field without a name is ignored. A short head (the usual) is walked without
-    /// building a dictionary of it.
+    /// spelling; a field without a name is ignored. The head is walked once
+    /// (`DeferredResponse.forEachMerged`), without building a dictionary of it.
     static func revalidate(_ cached: CachedResponse, withFields fields: [(String, String)]) -> CachedResponse {
-        guard fields.count <= 32 else {
-            // A long head (a hostile server's, up to the header-count limit): merged in linear time.
-            return revalidate(cached, merged: DeferredResponse.merged(fields).map { ($0.key, $0.value) })
-        }
-        var merged: [(String, String)] = []
-        merged.reserveCapacity(fields.count)
-        for index in fields.indices {
-            let (name, value) = fields[index]
-            guard !name.isEmpty, !fields[..<index].contains(where: { $0.0.equalsIgnoringASCIICase(name) }) else {
-                continue  // merged into its first occurrence
-            }
-            var joined = value
-            for later in fields[(index + 1)...] where later.0.equalsIgnoringASCIICase(name) {
-                joined += ", " + later.1
-            }
-            merged.append((name, joined))
-        }
-        return revalidate(cached, merged: merged)
-    }
-
-    /// `cached` renewed with `fields`, whose names are distinct (ASCII case-insensitively).
-    private static func revalidate(_ cached: CachedResponse, merged fields: [(String, String)]) -> CachedResponse {
         var updated = cached
-        for (name, value) in fields
-        where !isCookieSetting(name) && !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) {
+        DeferredResponse.forEachMerged(fields) { name, value in
+            guard !isCookieSetting(name), !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
+                return
+            }
             // Usually spelled as in the stored response: one lookup, and no write when unchanged.
             if let current = updated.headers[name] {
                 if current != value { updated.headers[name] = value }
-                continue
+                return
             }
             if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 updated.headers[existing] = nil

@@ -105,35 +105,53 @@ struct DeferredResponse: Sendable {
     /// them: a repeated name (ASCII case-insensitively) keeps its first spelling, and its values
     /// are joined with ", ". A field without a name (a line such as `: x`) is dropped.
     static func merged(_ fields: [(String, String)]) -> [String: String] {
-        // A usual head (a dozen fields or so): a repeat is found by comparing with the names
-        // before it, byte-wise, instead of hashing a lowercased copy of every name. A long one
-        // (a hostile server's, up to the header-count limit) is merged in linear time.
-        guard fields.count <= 32 else { return mergedHashing(fields) }
         var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
-        for index in fields.indices where !fields[index].0.isEmpty {
-            let (name, value) = fields[index]
-            if let first = fields[..<index].first(where: { !$0.0.isEmpty && $0.0.equalsIgnoringASCIICase(name) })?.0 {
-                merged[first] = (merged[first] ?? "") + ", " + value
-            } else {
-                merged[name] = value
-            }
-        }
+        forEachMerged(fields) { name, value in merged[name] = value }
         return merged
     }
 
-    /// ``merged(_:)`` with a dictionary of lowercased names to find repeats.
-    static func mergedHashing(_ fields: [(String, String)]) -> [String: String] {
-        var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
-        var spelling: [String: String] = Dictionary(minimumCapacity: fields.count)  // lowercased → first seen
+    /// Calls `body` once per distinct name of `fields` (ASCII case-insensitively), in the order
+    /// of first appearance, with the name's first spelling and its values joined with ", " in
+    /// the order received; a field without a name is skipped. What ``merged(_:)`` and a 304's
+    /// renewal (`ETagTransport.revalidate(_:withFields:)`) both walk.
+    static func forEachMerged(_ fields: [(String, String)], _ body: (String, String) -> Void) {
+        // A usual head (a dozen fields or so): a repeat is found by comparing with the names
+        // before it, byte-wise, instead of hashing a lowercased copy of every name. A long one
+        // (a hostile server's, up to the header-count limit) is merged in linear time.
+        guard fields.count <= 32 else { return forEachMergedHashing(fields, body) }
+        for index in fields.indices {
+            let (name, value) = fields[index]
+            guard !name.isEmpty, !fields[..<index].contains(where: { $0.0.equalsIgnoringASCIICase(name) }) else {
+                continue  // nameless, or merged into its first occurrence
+            }
+            var joined = value
+            for later in fields[(index + 1)...] where later.0.equalsIgnoringASCIICase(name) {
+                joined += ", " + later.1
+            }
+            body(name, joined)
+        }
+    }
+
+    /// ``forEachMerged(_:_:)`` with a dictionary of lowercased names to find repeats.
+    static func forEachMergedHashing(_ fields: [(String, String)], _ body: (String, String) -> Void) {
+        var merged: [(String, String)] = []
+        var position: [String: Int] = Dictionary(minimumCapacity: fields.count)  // lowercased → index in merged
         for (name, value) in fields where !name.isEmpty {
             let key = name.lowercased()
-            if let existing = spelling[key] {
-                merged[existing] = (merged[existing] ?? "") + ", " + value
+            if let index = position[key] {
+                merged[index].1 += ", " + value
             } else {
-                spelling[key] = name
-                merged[name] = value
+                position[key] = merged.count
+                merged.append((name, value))
             }
         }
+        for (name, value) in merged { body(name, value) }
+    }
+
+    /// ``merged(_:)`` by way of ``forEachMergedHashing(_:_:)`` at any length (for tests).
+    static func mergedHashing(_ fields: [(String, String)]) -> [String: String] {
+        var merged: [String: String] = Dictionary(minimumCapacity: fields.count)
+        forEachMergedHashing(fields) { name, value in merged[name] = value }
         return merged
     }
 }

@@ -18,6 +18,9 @@ struct DeferredResponseMergeTests {
         ]
         #expect(DeferredResponse.merged(fields) == expected)
         #expect(DeferredResponse.mergedHashing(fields) == expected)
+        var order: [String] = []
+        DeferredResponse.forEachMerged(fields) { name, _ in order.append(name) }
+        #expect(order == ["Cache-Control", "ETag", "Vary"])
     }
 
     @Test("The short-head and long-head paths agree on random heads, below and above 32 fields")
@@ -30,6 +33,12 @@ struct DeferredResponseMergeTests {
                     (names[Int(generator.next() % UInt64(names.count))], "v\(index)")
                 }
                 #expect(DeferredResponse.merged(fields) == DeferredResponse.mergedHashing(fields))
+                // The walk itself, in order: what a 304's renewal applies one by one.
+                var walked: [String] = []
+                var hashed: [String] = []
+                DeferredResponse.forEachMerged(fields) { walked.append($0 + ": " + $1) }
+                DeferredResponse.forEachMergedHashing(fields) { hashed.append($0 + ": " + $1) }
+                #expect(walked == hashed)
             }
         }
     }
