@@ -181,6 +181,7 @@ struct GentleBench {
         // for CurlTransport and the curl CLI.
         let cliName = "curl CLI (libcurl ceiling)"
         let stackName = "Reauth(Retry(ETag(Curl)))"
+        let executorName = "CurlTransport, on its executor"
         var samples: [String: [Int: [ClientSample]]] = [:]
         for round in 1...rounds {
             for concurrency in [1, 16] {
@@ -193,6 +194,18 @@ struct GentleBench {
                         try await measureClient(concurrency: concurrency, seconds: seconds, latencies: false) {
                             let _: BenchModel = try await stacked.request(to: endpoint, via: environment)
                         })
+                    // The same transport with each request's work on its loop thread (opt-in:
+                    // `withTaskExecutorPreference(transport.executor)`).
+                    if let curl = transports[0].1 as? CurlTransport {
+                        let service = HTTPNetworkService(transport: curl, authService: InMemoryAuthService())
+                        let executor = curl.executor
+                        samples[executorName, default: [:]][concurrency, default: []].append(
+                            try await measureClient(concurrency: concurrency, seconds: seconds, latencies: false) {
+                                try await withTaskExecutorPreference(executor) {
+                                    let _: BenchModel = try await service.request(to: endpoint, via: environment)
+                                }
+                            })
+                    }
                 #endif
                 for (name, transport) in transports {
                     let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
@@ -225,7 +238,9 @@ struct GentleBench {
             "Throughput, HTTPNetworkService.request decoding the model (requests/s, median of \(rounds) rounds), "
                 + "and the client's CPU time per request (user + system, µs):")
         print(pad("client", 32) + pad("1 in flight", 14) + pad("16 in flight", 14) + "CPU µs/request (1 / 16)")
-        for name in ["CurlTransport", stackName, "URLSessionTransport", "raw URLSession + JSONDecoder", cliName] {
+        for name in [
+            "CurlTransport", executorName, stackName, "URLSessionTransport", "raw URLSession + JSONDecoder", cliName,
+        ] {
             guard let row = results[name] else { continue }
             print(
                 pad(name, 32) + pad(format(row[1]), 14) + pad(format(row[16]), 14)
@@ -255,6 +270,15 @@ struct GentleBench {
         let curl16 = results["CurlTransport"]?[16] ?? .nan
         print("  stack / CurlTransport, 1 in flight:      \(ratio(stack1, curl1))   target >= 0.95x")
         print("  stack / CurlTransport, 16 in flight:     \(ratio(stack16, curl16))   target >= 0.95x")
+        if let onLoop = results[executorName] {
+            print(
+                "  on its executor / CurlTransport:         \(ratio(onLoop[1] ?? .nan, curl1)) (1), "
+                    + "\(ratio(onLoop[16] ?? .nan, curl16)) (16); CPU per request "
+                    + "\(oneDecimal(cpu[executorName]?[1])) / \(oneDecimal(cpu[executorName]?[16])) µs against "
+                    + "\(oneDecimal(cpu["CurlTransport"]?[1])) / \(oneDecimal(cpu["CurlTransport"]?[16]))")
+            print(
+                "    (per round at 16: \(roundRatios(samples[executorName]?[16], samples["CurlTransport"]?[16])))")
+        }
 
         // Latency at 1 in flight: every request of every round, pooled.
         let ourLatencies = (samples["CurlTransport"]?[1] ?? []).flatMap(\.latencies)
@@ -334,10 +358,11 @@ struct GentleBench {
         report("50 MB multipart upload peak RSS < 64 MiB", streamed.0 > 0 && streamed.0 < 64 << 20)
     }
 
-    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger|stack|etag|retry|reauth]]`:
+    /// `--load-only SECONDS [IN_FLIGHT [off|response|metrics|logger|stack|etag|retry|reauth|executor]]`:
     /// only the default transport (16 in flight by default), for profilers; the mode picks the call
     /// (`request`, and by default no logger; `stack`: `request` through
-    /// `Reauth(Retry(ETag(default)))`; `etag`, `retry`, `reauth`: through that decorator alone).
+    /// `Reauth(Retry(ETag(default)))`; `etag`, `retry`, `reauth`: through that decorator alone;
+    /// `executor`: `request` under `withTaskExecutorPreference(CurlTransport.executor)`).
     static func loadOnly(seconds: Double, concurrency: Int, mode: String) async throws {
         let nginx = try NginxServer(files: ["model.json": Data(#"{"id":1,"property":"abc"}"#.utf8)])
         defer { nginx.stop() }
@@ -351,7 +376,16 @@ struct GentleBench {
         }
         let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
         let endpoint = Endpoint(path: "/model.json", method: .get)
+        // `executor`: `request` with the work on the transport's loop thread.
+        let executor: (any TaskExecutor)? = mode == "executor" ? (service.transport as? CurlTransport)?.executor : nil
+        if mode == "executor", executor == nil { throw BenchError("the executor mode needs CurlTransport") }
         let rate = try await throughput(concurrency: concurrency, seconds: seconds) {
+            if let executor {
+                try await withTaskExecutorPreference(executor) {
+                    let _: BenchModel = try await service.request(to: endpoint, via: environment)
+                }
+                return
+            }
             switch mode {
             case "response":
                 let _: (BenchModel, HTTPURLResponse) = try await service.requestWithResponse(

@@ -7,9 +7,14 @@
     ///
     /// Other threads talk to the loop only through `inbox` and `curl_multi_wakeup`, which libcurl
     /// documents as callable from any thread.
+    ///
+    /// The loop is also a `TaskExecutor` (``CurlTransport/executor``): jobs enqueued on it run on
+    /// the loop thread between rounds of I/O (see ``runJobs()``). Once the loop stops, jobs go
+    /// to the global concurrent executor instead, so a task that prefers a stopped loop still runs.
     final class CurlEventLoop: @unchecked Sendable {
         // @unchecked: `multi` is used by the loop thread only, except `curl_multi_wakeup`
-        // (thread-safe by contract); `running` is touched by the loop thread only; `inbox` is locked.
+        // (thread-safe by contract) and `curl_multi_cleanup` in `deinit`, when no thread can
+        // reach the loop any more; `running` is touched by the loop thread only; `inbox` is locked.
         private struct Inbox {
             var additions: [CurlEasyRequest] = []
             // Requests, not identifiers: holding them keeps their addresses (and pooled handles)
@@ -18,13 +23,17 @@
             /// Transfer numbers, not requests: a stream buffer asks for its resumption without
             /// holding its request (see ``CurlStreamResumer``).
             var resumptions: [UInt64] = []
+            /// Jobs of tasks that prefer this loop as their executor, in the order enqueued.
+            var jobs: [UnownedJob] = []
             var stopping = false
             /// Whether the loop is in (or about to enter) `curl_multi_poll`; only then does a
             /// command need `curl_multi_wakeup`. A loop that is awake reads the inbox anyway.
             var polling = false
             var wakeupSent = false
 
-            var isEmpty: Bool { additions.isEmpty && cancellations.isEmpty && resumptions.isEmpty && !stopping }
+            var isEmpty: Bool {
+                additions.isEmpty && cancellations.isEmpty && resumptions.isEmpty && jobs.isEmpty && !stopping
+            }
 
             /// Whether the caller that just queued a command must wake the loop.
             mutating func needsWakeup() -> Bool {
@@ -52,6 +61,8 @@
         /// nothing changes.
         static let defaultMaxRunningTransfers = 1024
         private let stopped = DispatchSemaphore(value: 0)
+        /// The loop thread's identity, set by the thread before its first round.
+        private let loopThread = Locked<pthread_t?>(nil)
 
         /// Starts the loop thread.
         ///
@@ -72,10 +83,17 @@
             }
             let thread = Thread { [self] in
                 ThreadName.setCurrent("gentle.curl")
+                loopThread.withLock { $0 = pthread_self() }
                 run()
                 stopped.signal()
             }
             thread.start()
+        }
+
+        deinit {
+            // Here, not when the loop stops: a job may still be enqueued after that (by a task
+            // that prefers this loop), and its `curl_multi_wakeup` needs the handle.
+            curl_multi_cleanup(multi)
         }
 
         /// Hands `request` to the loop.
@@ -103,20 +121,56 @@
             if wake { curl_multi_wakeup(multi) }
         }
 
-        /// Stops the loop, failing anything still running, and waits for the thread.
+        /// Stops the loop, failing anything still running, and waits for the thread; called on
+        /// the loop thread itself (by a job that released the last reference to the transport),
+        /// it returns at once and the loop stops after the current batch of jobs.
         func shutdown() {
             let alreadyStopping = inbox.withLock { inbox -> Bool in
                 defer { inbox.stopping = true }
                 return inbox.stopping
             }
             guard !alreadyStopping else { return }
+            if let thread = loopThread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
             curl_multi_wakeup(multi)
             stopped.wait()
-            curl_multi_cleanup(multi)
         }
+
+        /// Runs `job` on the loop thread at the start of the loop's next round (waking it if it
+        /// sleeps); once the loop is stopping, on the global concurrent executor instead.
+        private func accept(_ job: UnownedJob) {
+            let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+                guard !inbox.stopping else { return (false, false) }
+                inbox.jobs.append(job)
+                return (true, inbox.needsWakeup())
+            }
+            if wake { curl_multi_wakeup(multi) }
+            if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        }
+
+        /// Runs the jobs enqueued so far and those they enqueue, up to `maxJobBatchesPerRound`
+        /// batches: a request's work hops through several jobs in a row, and a round of I/O
+        /// between each (a `curl_multi_perform` over every transfer) made it 20–25% slower than
+        /// without the preference; the cap keeps a task that re-enqueues itself forever (a loop of
+        /// `Task.yield()`) from starving the transfers.
+        private func runJobs() {
+            let executor = asUnownedTaskExecutor()
+            for _ in 0..<Self.maxJobBatchesPerRound {
+                let jobs = inbox.withLock { inbox -> [UnownedJob] in
+                    guard !inbox.jobs.isEmpty else { return [] }
+                    defer { inbox.jobs.removeAll(keepingCapacity: true) }
+                    return inbox.jobs
+                }
+                if jobs.isEmpty { return }
+                for job in jobs { job.runSynchronously(on: executor) }
+            }
+        }
+
+        /// See ``runJobs()``.
+        static let maxJobBatchesPerRound = 64
 
         private func run() {
             while true {
+                runJobs()
                 let (additions, cancellations, resumptions, stopping) = inbox.withLock { inbox in
                     defer {
                         inbox.additions.removeAll()
@@ -177,6 +231,14 @@
                     }
                     waiting.removeAll()
                     waitingHead = 0
+                    // Jobs enqueued before the loop saw `stopping` (no more come: `accept` sends
+                    // them elsewhere now) run on the global executor, with those the failed
+                    // transfers' callers enqueued above.
+                    let leftover = inbox.withLock { inbox -> [UnownedJob] in
+                        defer { inbox.jobs.removeAll() }
+                        return inbox.jobs
+                    }
+                    for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
                     return
                 }
 
@@ -237,6 +299,13 @@
                 waiting.removeFirst(waitingHead)
                 waitingHead = 0
             }
+        }
+    }
+
+    extension CurlEventLoop: TaskExecutor {
+        /// Runs `job` on the loop thread (see the type's documentation).
+        func enqueue(_ job: consuming ExecutorJob) {
+            accept(UnownedJob(job))
         }
     }
 

@@ -1,0 +1,123 @@
+#if canImport(CCurl)
+    import Foundation
+    import GentleNetworking
+    import GentleNetworkingTesting
+    import Testing
+
+    /// The name of the thread running the caller (from /proc/thread-self/comm).
+    private func currentThreadName() -> String {
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Waits up to `seconds` for `condition`, without blocking a thread.
+    private func eventually(seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return condition()
+    }
+
+    private struct Item: Decodable, Sendable, Equatable {
+        let id: Int
+    }
+
+    @Suite("CurlTransport.executor: request work on the event-loop thread")
+    struct CurlTransportExecutorTests {
+        @Test("Under the preference, requests complete and their work runs on the loop thread; without it, it does not")
+        func runsOnTheLoop() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/item") { request in
+                .json(#"{"id":\#(request.rawQuery?.split(separator: "=").last.map(String.init) ?? "0")}"#)
+            }
+            let transport = try CurlTransport()
+            let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+            let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+
+            let results = try await withThrowingTaskGroup(of: (Int, Item, String, String).self) { group in
+                for n in 0..<64 {
+                    group.addTask {
+                        try await withTaskExecutorPreference(transport.executor) {
+                            let before = currentThreadName()
+                            let item: Item = try await service.request(
+                                to: Endpoint(
+                                    path: "/item", method: .get, query: [URLQueryItem(name: "n", value: "\(n)")]),
+                                via: environment)
+                            return (n, item, before, currentThreadName())
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 64)
+            for (n, item, before, after) in results {
+                #expect(item == Item(id: n))
+                #expect(before == "gentle.curl")
+                #expect(after == "gentle.curl")
+            }
+            #expect(server.requests(path: "/item").count == 64)
+
+            // The control: the same request without the preference is decoded elsewhere.
+            let item: Item = try await service.request(to: Endpoint(path: "/item", method: .get), via: environment)
+            #expect(item == Item(id: 0))
+            #expect(currentThreadName() != "gentle.curl")
+        }
+
+        @Test("A task preferring the loop of a transport that is gone still runs, on the global executor")
+        func stoppedLoopForwards() async throws {
+            var transport: CurlTransport? = try CurlTransport()
+            let executor = try #require(transport).executor
+            weak let gone = transport
+            transport = nil
+            #expect(gone == nil)
+
+            let ran = Locked<String?>(nil)
+            Task.detached {
+                await withTaskExecutorPreference(executor) { ran.withLock { $0 = currentThreadName() } }
+            }
+            #expect(await eventually { ran.withLock { $0 } != nil })
+            #expect(ran.withLock { $0 } != "gentle.curl")
+
+            // Many at once, each hopping to the stopped loop and back several times.
+            let count = Locked(0)
+            for _ in 0..<200 {
+                Task.detached {
+                    await withTaskExecutorPreference(executor) {
+                        for _ in 0..<5 { await Task.yield() }
+                        count.withLock { $0 += 1 }
+                    }
+                }
+            }
+            #expect(await eventually { count.withLock { $0 } == 200 })
+        }
+
+        @Test("Releasing the transport from a job on its own loop stops the loop without a deadlock")
+        func releasedOnItsOwnLoop() async throws {
+            let box = Locked<CurlTransport?>(try CurlTransport())
+            let executor = try #require(box.withLock { $0 }).executor
+            let finished = Locked<String?>(nil)
+            Task.detached {
+                await withTaskExecutorPreference(executor) {
+                    let name = currentThreadName()
+                    // The last reference: the transport's deinit (and the loop's shutdown) runs here,
+                    // on the loop thread itself, before `finished` is set.
+                    box.withLock { $0 = nil }
+                    finished.withLock { $0 = name }
+                }
+            }
+            #expect(await eventually { finished.withLock { $0 } != nil })
+            #expect(finished.withLock { $0 } == "gentle.curl")
+
+            // The loop has stopped: later jobs run elsewhere.
+            let later = Locked<String?>(nil)
+            Task.detached {
+                await withTaskExecutorPreference(executor) { later.withLock { $0 = currentThreadName() } }
+            }
+            #expect(await eventually { later.withLock { $0 } != nil })
+            #expect(later.withLock { $0 } != "gentle.curl")
+        }
+    }
+#endif
