@@ -115,21 +115,29 @@ struct DeferredResponse: Sendable {
     /// the order received; a field without a name is skipped. What ``merged(_:)`` and a 304's
     /// renewal (`ETagTransport.revalidate(_:withFields:)`) both walk.
     static func forEachMerged(_ fields: [(String, String)], _ body: (String, String) -> Void) {
-        // A usual head (a dozen fields or so): a repeat is found by comparing with the names
-        // before it, byte-wise, instead of hashing a lowercased copy of every name. A long one
-        // (a hostile server's, up to the header-count limit) is merged in linear time.
+        // A usual head (a dozen fields or so) repeats no name: found by comparing each name with
+        // those before it, byte-wise, instead of hashing a lowercased copy of every name, and
+        // then passed on as it is. A long one (a hostile server's, up to the header-count
+        // limit) is merged in linear time.
         guard fields.count <= 32 else { return forEachMergedHashing(fields, body) }
-        for index in fields.indices {
-            let (name, value) = fields[index]
-            guard !name.isEmpty, !fields[..<index].contains(where: { $0.0.equalsIgnoringASCIICase(name) }) else {
-                continue  // nameless, or merged into its first occurrence
-            }
-            var joined = value
-            for later in fields[(index + 1)...] where later.0.equalsIgnoringASCIICase(name) {
-                joined += ", " + later.1
-            }
-            body(name, joined)
+        let repeats = fields.indices.contains { index in
+            let name = fields[index].0
+            return !name.isEmpty && fields[..<index].contains { $0.0.equalsIgnoringASCIICase(name) }
         }
+        guard repeats else {
+            for (name, value) in fields where !name.isEmpty { body(name, value) }
+            return
+        }
+        var merged: [(String, String)] = []
+        merged.reserveCapacity(fields.count)
+        for (name, value) in fields where !name.isEmpty {
+            if let first = merged.firstIndex(where: { $0.0.equalsIgnoringASCIICase(name) }) {
+                merged[first].1 += ", " + value
+            } else {
+                merged.append((name, value))
+            }
+        }
+        for (name, value) in merged { body(name, value) }
     }
 
     /// ``forEachMerged(_:_:)`` with a dictionary of lowercased names to find repeats.
