@@ -10,10 +10,15 @@
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Waits up to `seconds` for `condition`, without blocking a thread.
-    private func eventually(seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+    /// Waits for `condition`, without blocking a thread: up to 6,000 checks 10 ms apart (60 s
+    /// when the cooperative pool is free), counted in checks rather than wall time, because in
+    /// the parallel suite (under TSan above all) the pool can stall for tens of seconds, and a job
+    /// hopping between the pool and a loop waits behind that stall at every hop (a CI run saw
+    /// these waits pass after 15–18 s, and fail a 60 s wall-clock budget under TSan). 600 s of
+    /// wall time is the hard cap.
+    private func eventually(_ condition: () -> Bool) async -> Bool {
+        let cap = Date().addingTimeInterval(600)
+        for _ in 0..<6_000 where Date() < cap {
             if condition() { return true }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
