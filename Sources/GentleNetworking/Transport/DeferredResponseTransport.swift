@@ -140,12 +140,14 @@ struct DeferredResponse: Sendable {
         for (name, value) in merged { body(name, value) }
     }
 
-    /// ``forEachMerged(_:_:)`` with a dictionary of lowercased names to find repeats.
+    /// ``forEachMerged(_:_:)`` with a dictionary of names with ASCII letters lowercased (only
+    /// those: `lowercased()` would also fold non-ASCII letters, which the byte-wise walk keeps
+    /// apart) to find repeats.
     static func forEachMergedHashing(_ fields: [(String, String)], _ body: (String, String) -> Void) {
         var merged: [(String, String)] = []
-        var position: [String: Int] = Dictionary(minimumCapacity: fields.count)  // lowercased → index in merged
+        var position: [String: Int] = Dictionary(minimumCapacity: fields.count)  // folded → index in merged
         for (name, value) in fields where !name.isEmpty {
-            let key = name.lowercased()
+            let key = String(decoding: name.utf8.map { $0 &- 65 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
             if let index = position[key] {
                 merged[index].1 += ", " + value
             } else {

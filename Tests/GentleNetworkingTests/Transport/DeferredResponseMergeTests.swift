@@ -43,6 +43,20 @@ struct DeferredResponseMergeTests {
         }
     }
 
+    @Test("Only ASCII letters fold, on both paths: names that differ in a non-ASCII letter stay apart")
+    func nonASCIINames() {
+        // "É" and "é" are one letter in two cases for `lowercased()`, two names for HTTP.
+        let short = [("X-É", "1"), ("x-é", "2"), ("X-E", "3"), ("x-e", "4")]
+        let long = short + (0..<40).map { ("F\($0)", "v") }
+        for fields in [short, long] {
+            let merged = DeferredResponse.merged(fields)
+            #expect(merged["X-É"] == "1")
+            #expect(merged["x-é"] == "2")
+            #expect(merged["X-E"] == "3, 4")
+            #expect(merged == DeferredResponse.mergedHashing(fields))
+        }
+    }
+
     /// xorshift64*: deterministic, so a failure reproduces.
     struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64
