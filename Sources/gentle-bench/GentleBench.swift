@@ -128,17 +128,22 @@ struct GentleBench {
                 let cap = try intOption("--max-connections-per-host", in: arguments)
                 exit(try await ScaleBench.run(levels: levels, maxConnectionsPerHost: cap) ? 0 : 1)
             }
-            var seconds = 2.0
-            if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count,
-                let value = Double(arguments[index + 1])
-            {
-                seconds = value
+            // The full run takes `--seconds N` and `--rounds N` only: anything else (`--help`, a
+            // misspelt mode) is refused instead of starting a run of several minutes.
+            var index = 0
+            while index < arguments.count {
+                guard ["--seconds", "--rounds"].contains(arguments[index]) else {
+                    throw BenchError(
+                        "unknown argument \(arguments[index]): gentle-bench [--seconds N] [--rounds N], or one of the modes "
+                            + "described at the top of Sources/gentle-bench/GentleBench.swift")
+                }
+                guard index + 1 < arguments.count else { throw BenchError("\(arguments[index]) takes a value") }
+                index += 2
             }
-            var rounds = 3
-            if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count,
-                let value = Int(arguments[index + 1]), value > 0
-            {
-                rounds = value
+            let seconds = try doubleOption("--seconds", in: arguments) ?? 2
+            let rounds = try intOption("--rounds", in: arguments) ?? 3
+            guard seconds.isFinite, seconds > 0, rounds > 0 else {
+                throw BenchError("--seconds takes a positive finite number, --rounds a positive whole number")
             }
             try await run(seconds: seconds, rounds: rounds)
         } catch {

@@ -85,9 +85,9 @@ func measureClient(
 }
 
 /// Waits until this process uses less than 2% of a core over 50 ms (at most `limit` seconds), so
-/// work a previous client left running (corelibs URLSession keeps its threads busy for a while
-/// after a load) is not counted as the next client's CPU. Says on standard error when the wait
-/// was long or the process never went idle.
+/// work a previous client left running is not counted as the next client's CPU (in 2026-12-02's
+/// full runs it waited 0.4–2.6 s one to three times per run; which client left the work is not
+/// known). Says on standard error when the wait was long or the process never went idle.
 func waitUntilIdle(limit: Double = 5) async {
     let started = DispatchTime.now().uptimeNanoseconds
     var last = ObservationBench.cpuSeconds().total

@@ -81,7 +81,9 @@
         ///   transport (child tasks inherit the preference): **never block there** (no
         ///   semaphores, no synchronous I/O, no long computation such as decoding a body of many
         ///   megabytes), or every request of the transport waits.
-        /// - Jobs run between rounds of I/O, one batch per round, in the order enqueued.
+        /// - Jobs run between rounds of I/O, in the order enqueued: what is queued, then what
+        ///   those jobs queue, up to 64 batches before the loop turns to its transfers again (a
+        ///   task that re-enqueues itself forever cannot starve them).
         /// - Actor-isolated code (the main actor's included) still runs on its actor.
         /// - Once the transport is gone (its loop stopped), jobs run on the global concurrent
         ///   executor: a task that keeps preferring it is never stranded.
