@@ -70,11 +70,12 @@
         /// Not used unless asked for: by default a request's work runs on the global concurrent
         /// executor and only the transfer runs on the loop. With the preference, a response's
         /// body is decoded on the thread that received it and no request crosses threads between
-        /// its transfer and its decoding. Measured (`gentle-bench --load-only 6 16 executor`
-        /// against `off`, 25 bytes of JSON from nginx, 16 in flight, 8 interleaved pairs): a
-        /// median 14% less CPU per request (0.76x–1.01x), requests per second unchanged (median
-        /// 0.97x: the work of every request then shares one thread); at 1 in flight, no
-        /// difference the measurement could resolve.
+        /// its transfer and its decoding. Measured against nginx serving 25 bytes of JSON, 16 in
+        /// flight: in three full `gentle-bench` runs, 1.19x–1.36x the requests per second of the
+        /// same transport without it, at 45–51 against 66–81 µs of CPU per request; in 8
+        /// interleaved `--load-only 6 16 executor` / `off` pairs, a median 14% less CPU per
+        /// request (0.76x–1.01x) at the same requests per second (median 0.97x). At 1 in flight,
+        /// no difference either measurement could resolve.
         ///
         /// At the edges:
         /// - Everything under the preference shares one thread with every transfer of this
