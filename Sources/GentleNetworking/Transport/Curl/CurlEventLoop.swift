@@ -155,13 +155,18 @@
         private func runJobs() {
             let executor = asUnownedTaskExecutor()
             for _ in 0..<Self.maxJobBatchesPerRound {
-                let jobs = inbox.withLock { inbox -> [UnownedJob] in
-                    guard !inbox.jobs.isEmpty else { return [] }
-                    defer { inbox.jobs.removeAll(keepingCapacity: true) }
-                    return inbox.jobs
-                }
+                let jobs = takeJobs()
                 if jobs.isEmpty { return }
                 for job in jobs { job.runSynchronously(on: executor) }
+            }
+        }
+
+        /// The jobs in the inbox, which is left without any.
+        private func takeJobs() -> [UnownedJob] {
+            inbox.withLock { inbox -> [UnownedJob] in
+                guard !inbox.jobs.isEmpty else { return [] }
+                defer { inbox.jobs.removeAll(keepingCapacity: true) }
+                return inbox.jobs
             }
         }
 
@@ -234,11 +239,7 @@
                     // Jobs enqueued before the loop saw `stopping` (no more come: `accept` sends
                     // them elsewhere now) run on the global executor, with those the failed
                     // transfers' callers enqueued above.
-                    let leftover = inbox.withLock { inbox -> [UnownedJob] in
-                        defer { inbox.jobs.removeAll() }
-                        return inbox.jobs
-                    }
-                    for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+                    for job in takeJobs() { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
                     return
                 }
 
