@@ -71,6 +71,50 @@
             #expect(currentThreadName() != "gentle.curl")
         }
 
+        @Test("A task that re-enqueues itself forever on the loop does not starve the loop's transfers")
+        func yieldingTaskDoesNotStarve() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/item") { _ in .json(#"{"id":7}"#) }
+            let transport = try CurlTransport()
+            let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+            let executor = transport.executor
+            // A careless caller: a loop of `Task.yield()` on the transport's thread, never done.
+            let spins = Locked(0)
+            let spinner = Task.detached {
+                await withTaskExecutorPreference(executor) {
+                    while !Task.isCancelled {
+                        spins.withLock { $0 += 1 }
+                        await Task.yield()
+                    }
+                }
+            }
+            defer { spinner.cancel() }
+            #expect(await eventually { spins.withLock { $0 } > 100 })
+
+            // Requests on the same transport, from outside and under the preference, still complete.
+            // The outside one is bounded (120 s, generous for a stalled pool; ~70 ms otherwise): a
+            // loop that never leaves its jobs never starts the transfer, and cancelling the
+            // request resumes its caller at once.
+            let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+            let outside = try await withThrowingTaskGroup(of: Item?.self) { group in
+                group.addTask { try await service.request(to: Endpoint(path: "/item", method: .get), via: environment) }
+                group.addTask {
+                    try await Task.sleep(nanoseconds: 120_000_000_000)
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            try #require(outside == Item(id: 7), "the loop never turned to its transfers")
+            let inside: Item = try await withTaskExecutorPreference(executor) {
+                try await service.request(to: Endpoint(path: "/item", method: .get), via: environment)
+            }
+            #expect(inside == Item(id: 7))
+            #expect(server.requests(path: "/item").count == 2)
+        }
+
         @Test("A task preferring the loop of a transport that is gone still runs, on the global executor")
         func stoppedLoopForwards() async throws {
             var transport: CurlTransport? = try CurlTransport()
