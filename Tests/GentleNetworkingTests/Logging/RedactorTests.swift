@@ -48,4 +48,32 @@ struct RedactorTests {
             #expect(!Redactor.isSensitiveName(name), "\(name)")
         }
     }
+
+    @Test("Every always-redacted header name is also a sensitive name, in any case")
+    func sensitiveHeadersAreSensitiveNames() {
+        // credentialValues(of:) relies on it: it asks isSensitiveName alone.
+        for name in Redactor.sensitiveHeaders {
+            #expect(Redactor.isSensitiveName(name), "\(name)")
+            #expect(Redactor.isSensitiveName(name.uppercased()), "\(name)")
+        }
+    }
+
+    @Test("A request's credential values are found whatever the case of the header names")
+    func credentialValuesIgnoreCase() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://h.example/p?access_token=qtok999&page=22")))
+        request.setValue("Bearer tok1234", forHTTPHeaderField: "AUTHORIZATION")
+        request.setValue("key5678", forHTTPHeaderField: "x-My-Key")
+        request.setValue("a=val123; b=val456", forHTTPHeaderField: "COOKIE")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("plain-value", forHTTPHeaderField: "X-Other")
+        let values = Redactor.credentialValues(of: request, alsoHeaders: ["X-MY-KEY"])
+        #expect(
+            Set(values) == [
+                "Bearer tok1234", "tok1234", "key5678", "a=val123; b=val456", "b=val456", "val123", "val456",
+                "qtok999",
+            ])
+        // Longest first.
+        #expect(values.map(\.count) == values.map(\.count).sorted(by: >))
+        #expect(Redactor.credentialValues(of: request).contains("key5678") == false)
+    }
 }
