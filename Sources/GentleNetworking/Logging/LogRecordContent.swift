@@ -13,22 +13,30 @@ import Foundation
 /// the response head and at most as much of the response body; a failure's description is
 /// redacted when the record is made. Nothing unredacted is reachable through the record's API, its
 /// description or its mirror. A logger that only counts records, or reads their status, costs a
-/// request three small allocations per record (this object, its lock's box and the mutex).
+/// request two small allocations per record (this object and its cache's lock). Metrics are
+/// cached only when the request has credential values to scrub from them.
 final class LogRecordContent: Sendable {
+    /// What a record was made from, besides the request's context and the metrics (kept apart,
+    /// so reading them copies no payload).
     enum Source: Sendable {
         /// Values given to the public initializer, stored as they are.
         case literal(
             method: String, url: String, headers: [String: String], bodyExcerpt: String?, errorDescription: String?,
-            step: ExchangeStep?, metrics: RequestMetrics?)
-        case request(LogRequestContext)
+            step: ExchangeStep?)
+        case request
         /// The response head, the start of the body and the body's size.
-        case response(LogRequestContext, DeferredResponse, body: Data, bodySize: Int, metrics: RequestMetrics?)
-        case step(LogRequestContext, ExchangeStep)
+        case response(DeferredResponse, body: Data, bodySize: Int)
+        case step(ExchangeStep)
         /// The failure's description, already redacted.
-        case failure(LogRequestContext, description: String, metrics: RequestMetrics?)
+        case failure(description: String)
     }
 
     private let source: Source
+    /// The request's shared context; `nil` for a ``Source/literal(method:url:headers:bodyExcerpt:errorDescription:step:)``
+    /// record.
+    private let context: LogRequestContext?
+    /// The metrics as collected (a literal record's as given).
+    private let rawMetrics: RequestMetrics?
     private let cache = Locked(Cache())
 
     private struct Cache {
@@ -39,8 +47,27 @@ final class LogRecordContent: Sendable {
         var step: ExchangeStep??
     }
 
-    init(_ source: Source) {
+    private init(_ source: Source, context: LogRequestContext?, metrics: RequestMetrics?) {
         self.source = source
+        self.context = context
+        self.rawMetrics = metrics
+    }
+
+    /// A record's content from values given as they are (the public initializer's).
+    static func literal(
+        method: String, url: String, headers: [String: String], bodyExcerpt: String?, errorDescription: String?,
+        step: ExchangeStep?, metrics: RequestMetrics?
+    ) -> LogRecordContent {
+        LogRecordContent(
+            .literal(
+                method: method, url: url, headers: headers, bodyExcerpt: bodyExcerpt,
+                errorDescription: errorDescription, step: step),
+            context: nil, metrics: metrics)
+    }
+
+    /// The request's content for a record.
+    static func request(_ context: LogRequestContext) -> LogRecordContent {
+        LogRecordContent(.request, context: context, metrics: nil)
     }
 
     /// The response's content for a record, keeping of `body` only ``Redactor/excerptSource(of:)``.
@@ -48,38 +75,49 @@ final class LogRecordContent: Sendable {
         _ context: LogRequestContext, _ response: DeferredResponse, body: Data, metrics: RequestMetrics?
     ) -> LogRecordContent {
         LogRecordContent(
-            .response(
-                context, response, body: Redactor.excerptSource(of: body), bodySize: body.count, metrics: metrics))
+            .response(response, body: Redactor.excerptSource(of: body), bodySize: body.count), context: context,
+            metrics: metrics)
+    }
+
+    /// A step's content for a record.
+    static func step(_ context: LogRequestContext, _ step: ExchangeStep) -> LogRecordContent {
+        LogRecordContent(.step(step), context: context, metrics: nil)
+    }
+
+    /// A failure's content for a record; `description` is redacted already.
+    static func failure(
+        _ context: LogRequestContext, description: String, metrics: RequestMetrics?
+    ) -> LogRecordContent {
+        LogRecordContent(.failure(description: description), context: context, metrics: metrics)
     }
 
     var method: String {
-        switch source {
-        case .literal(let method, _, _, _, _, _, _): method
-        case .request(let context), .response(let context, _, _, _, _), .step(let context, _),
-            .failure(let context, _, _):
-            context.method
-        }
+        if case .literal(let method, _, _, _, _, _) = source { return method }
+        return context?.method ?? "GET"
     }
 
     var url: String {
-        switch source {
-        case .literal(_, let url, _, _, _, _, _): return url
-        case .request(let context), .step(let context, _), .failure(let context, _, _): return context.url
-        case .response(let context, let response, _, _, _):
-            guard let responseURL = response.url, responseURL != context.request.url else { return context.url }
-            return cached(\.url) { context.scrub(Redactor.url(responseURL)) }
+        guard let context else {
+            if case .literal(_, let url, _, _, _, _) = source { return url }
+            return ""
         }
+        guard case .response(let response, _, _) = source, let responseURL = response.url,
+            responseURL != context.request.url
+        else { return context.url }
+        return cached(\.url) { context.scrub(Redactor.url(responseURL)) }
     }
 
     var headers: [String: String] {
         switch source {
-        case .literal(_, _, let headers, _, _, _, _): return headers
+        case .literal(_, _, let headers, _, _, _): return headers
         case .step, .failure: return [:]
-        case .request(let context):
+        case .request:
+            guard let context else { return [:] }
             return cached(\.headers) {
                 Redactor.headers(context.request.allHTTPHeaderFields ?? [:], scrubbing: context.secrets)
             }
-        case .response(let context, let response, _, _, _):
+        case .response(let response, _, _):
+            guard let context else { return [:] }
             return cached(\.headers) {
                 guard let response = try? response.response() else { return [:] }
                 return Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: context.secrets)
@@ -89,14 +127,15 @@ final class LogRecordContent: Sendable {
 
     var bodyExcerpt: String? {
         switch source {
-        case .literal(_, _, _, let excerpt, _, _, _): return excerpt
+        case .literal(_, _, _, let excerpt, _, _): return excerpt
         case .step, .failure: return nil
-        case .request(let context):
-            guard let body = context.request.httpBody else { return nil }
+        case .request:
+            guard let context, let body = context.request.httpBody else { return nil }
             return cached(\.bodyExcerpt) {
                 Redactor.bodyExcerpt(body, totalSize: context.bodySize, limit: 1024, scrubbing: context.secrets)
             }
-        case .response(let context, _, let body, let size, _):
+        case .response(_, let body, let size):
+            guard let context else { return nil }
             return cached(\.bodyExcerpt) {
                 Redactor.bodyExcerpt(body, totalSize: size, limit: 1024, scrubbing: context.secrets)
             }
@@ -105,31 +144,31 @@ final class LogRecordContent: Sendable {
 
     var errorDescription: String? {
         switch source {
-        case .literal(_, _, _, _, let description, _, _): return description
+        case .literal(_, _, _, _, let description, _): return description
         case .request, .response, .step: return nil
-        case .failure(_, let description, _):
-            return description
+        case .failure(let description): return description
         }
     }
 
     /// The step, with a redirect's target scrubbed of the request's credential values.
     var step: ExchangeStep? {
         switch source {
-        case .literal(_, _, _, _, _, let step, _): return step
+        case .literal(_, _, _, _, _, let step): return step
         case .request, .response, .failure: return nil
-        case .step(let context, let step): return cached(\.step) { Redactor.scrub(step, secrets: context.secrets) }
+        case .step(let step):
+            guard let context else { return step }
+            return cached(\.step) { Redactor.scrub(step, secrets: context.secrets) }
         }
     }
 
-    /// The metrics, with every URL in them scrubbed of the request's credential values.
+    /// The metrics, with every URL in them scrubbed of the request's credential values (as they
+    /// are when the request has none: nothing to scrub, nothing to cache).
     var metrics: RequestMetrics? {
-        switch source {
-        case .literal(_, _, _, _, _, _, let metrics): return metrics
-        case .request, .step: return nil
-        case .response(let context, _, _, _, let metrics), .failure(let context, _, let metrics):
-            guard let metrics else { return nil }
-            return cached(\.metrics) { Redactor.scrub(metrics, secrets: context.secrets) }
-        }
+        guard let metrics = rawMetrics else { return nil }
+        guard let context else { return metrics }
+        let secrets = context.secrets
+        if secrets.isEmpty { return metrics }
+        return cached(\.metrics) { Redactor.scrub(metrics, secrets: secrets) }
     }
 
     /// The cached value at `field`, computed outside the lock the first time.

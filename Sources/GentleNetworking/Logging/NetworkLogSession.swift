@@ -37,7 +37,7 @@ final class NetworkLogSession: Sendable {
             return id
         }
         logger.log(
-            NetworkLogRecord(event: .request, requestID: requestID, content: LogRecordContent(.request(context))))
+            NetworkLogRecord(event: .request, requestID: requestID, content: .request(context)))
     }
 
     /// The time since the request record.
@@ -65,13 +65,12 @@ final class NetworkLogSession: Sendable {
         logger.log(
             NetworkLogRecord(
                 event: .failure, duration: elapsed, requestID: requestID,
-                content: LogRecordContent(
-                    .failure(context, description: context.scrub(String(describing: error)), metrics: metrics))))
+                content: .failure(context, description: context.scrub(String(describing: error)), metrics: metrics)))
     }
 
     /// Logs a step of the request (a redirect, a retry, a refresh, a cache revalidation).
     func step(_ step: ExchangeStep) {
         logger.log(
-            NetworkLogRecord(event: step.event, requestID: requestID, content: LogRecordContent(.step(context, step))))
+            NetworkLogRecord(event: step.event, requestID: requestID, content: .step(context, step)))
     }
 }

@@ -122,10 +122,9 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible, CustomReflect
     ) {
         self.init(
             event: event, statusCode: statusCode, duration: duration, requestID: requestID, timestamp: timestamp,
-            content: LogRecordContent(
-                .literal(
-                    method: method, url: url, headers: headers, bodyExcerpt: bodyExcerpt,
-                    errorDescription: errorDescription, step: step, metrics: metrics)))
+            content: .literal(
+                method: method, url: url, headers: headers, bodyExcerpt: bodyExcerpt,
+                errorDescription: errorDescription, step: step, metrics: metrics))
     }
 
     init(
