@@ -13,9 +13,13 @@ import Foundation
 /// the response head and at most as much of the response body; a failure's description is
 /// redacted when the record is made. Nothing unredacted is reachable through the record's API, its
 /// description or its mirror. A logger that only counts records, or reads their status, costs a
-/// request two small allocations per record (this object and its cache's lock). Metrics are
-/// cached only when the request has credential values to scrub from them.
-final class LogRecordContent: Sendable {
+/// request one small allocation per record (this object: its cache is guarded by the request's
+/// context's lock). Metrics are cached only when the request has credential values to scrub from
+/// them.
+final class LogRecordContent: @unchecked Sendable {
+    // @unchecked: `cache`, the one mutable property, is read and written only under the lock of
+    // the request's context (`LogRequestContext.locked`); a record without a context has nothing
+    // to cache.
     /// What a record was made from, besides the request's context and the metrics (kept apart,
     /// so reading them copies no payload).
     enum Source: Sendable {
@@ -37,7 +41,8 @@ final class LogRecordContent: Sendable {
     private let context: LogRequestContext?
     /// The metrics as collected (a literal record's as given).
     private let rawMetrics: RequestMetrics?
-    private let cache = Locked(Cache())
+    /// What was worked out, guarded by the context's lock.
+    private var cache = Cache()
 
     private struct Cache {
         var url: String?
@@ -104,7 +109,7 @@ final class LogRecordContent: Sendable {
         guard case .response(let response, _, _) = source, let responseURL = response.url,
             responseURL != context.request.url
         else { return context.url }
-        return cached(\.url) { context.scrub(Redactor.url(responseURL)) }
+        return cached(context, \.url) { context.scrub(Redactor.url(responseURL)) }
     }
 
     var headers: [String: String] {
@@ -113,12 +118,12 @@ final class LogRecordContent: Sendable {
         case .step, .failure: return [:]
         case .request:
             guard let context else { return [:] }
-            return cached(\.headers) {
+            return cached(context, \.headers) {
                 Redactor.headers(context.request.allHTTPHeaderFields ?? [:], scrubbing: context.secrets)
             }
         case .response(let response, _, _):
             guard let context else { return [:] }
-            return cached(\.headers) {
+            return cached(context, \.headers) {
                 guard let response = try? response.response() else { return [:] }
                 return Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: context.secrets)
             }
@@ -131,12 +136,12 @@ final class LogRecordContent: Sendable {
         case .step, .failure: return nil
         case .request:
             guard let context, let body = context.request.httpBody else { return nil }
-            return cached(\.bodyExcerpt) {
+            return cached(context, \.bodyExcerpt) {
                 Redactor.bodyExcerpt(body, totalSize: context.bodySize, limit: 1024, scrubbing: context.secrets)
             }
         case .response(_, let body, let size):
             guard let context else { return nil }
-            return cached(\.bodyExcerpt) {
+            return cached(context, \.bodyExcerpt) {
                 Redactor.bodyExcerpt(body, totalSize: size, limit: 1024, scrubbing: context.secrets)
             }
         }
@@ -157,7 +162,7 @@ final class LogRecordContent: Sendable {
         case .request, .response, .failure: return nil
         case .step(let step):
             guard let context else { return step }
-            return cached(\.step) { Redactor.scrub(step, secrets: context.secrets) }
+            return cached(context, \.step) { Redactor.scrub(step, secrets: context.secrets) }
         }
     }
 
@@ -168,14 +173,17 @@ final class LogRecordContent: Sendable {
         guard let context else { return metrics }
         let secrets = context.secrets
         if secrets.isEmpty { return metrics }
-        return cached(\.metrics) { Redactor.scrub(metrics, secrets: secrets) }
+        return cached(context, \.metrics) { Redactor.scrub(metrics, secrets: secrets) }
     }
 
-    /// The cached value at `field`, computed outside the lock the first time.
-    private func cached<Value>(_ field: WritableKeyPath<Cache, Value?>, _ compute: () -> Value) -> Value {
-        if let value = cache.withLock({ $0[keyPath: field] }) { return value }
+    /// The cached value at `field`, computed outside the lock the first time (computing may
+    /// take the context's lock itself).
+    private func cached<Value>(
+        _ context: LogRequestContext, _ field: WritableKeyPath<Cache, Value?>, _ compute: () -> Value
+    ) -> Value {
+        if let value = context.locked({ cache[keyPath: field] }) { return value }
         let value = compute()
-        cache.withLock { $0[keyPath: field] = value }
+        context.locked { cache[keyPath: field] = value }
         return value
     }
 }

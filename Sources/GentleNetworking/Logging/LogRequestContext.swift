@@ -59,6 +59,13 @@ final class LogRequestContext: Sendable {
         return url
     }
 
+    /// Runs `body` under the context's lock, which also guards what the request's records cache
+    /// (one lock per request rather than one per record). `body` must not call back into the
+    /// context.
+    func locked<Result>(_ body: () -> Result) -> Result {
+        cache.withLock { _ in body() }
+    }
+
     /// `text` with the request's credential values replaced.
     func scrub(_ text: String) -> String {
         Redactor.scrub(text, secrets: secrets)
