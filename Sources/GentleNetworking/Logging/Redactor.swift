@@ -24,6 +24,15 @@ enum Redactor {
     /// ``sensitiveNameFragments`` and ``sensitiveExactNames`` as bytes, for the ASCII scan.
     private static let fragmentBytes = sensitiveNameFragments.map { Array($0.utf8) }
     private static let exactNameBytes = sensitiveExactNames.map { Array($0.utf8) }
+    /// For each ASCII byte, the fragments (indices into ``fragmentBytes``) that start with it: a
+    /// position in a name is tried only against the fragments that can start there.
+    private static let fragmentsByFirstByte: [[Int]] = {
+        var table = [[Int]](repeating: [], count: 128)
+        for (index, fragment) in fragmentBytes.enumerated() {
+            if let first = fragment.first, first < 0x80 { table[Int(first)].append(index) }
+        }
+        return table
+    }()
 
     /// Whether a field, query item or JSON key named `name` holds a secret.
     ///
@@ -38,14 +47,31 @@ enum Redactor {
                 for (index, byte) in bytes.enumerated() {
                     lowered[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
                 }
-                let name = UnsafeBufferPointer(rebasing: lowered[..<bytes.count])
-                return exactNameBytes.contains { name.elementsEqual($0) }
-                    || fragmentBytes.contains { fragment in fragment.withUnsafeBufferPointer { contains(name, $0) } }
+                return isSensitiveLowercasedASCII(UnsafeBufferPointer(rebasing: lowered[..<bytes.count]))
             }
         }
         if let ascii { return ascii }
         let lowered = name.lowercased()
         return sensitiveExactNames.contains(lowered) || sensitiveNameFragments.contains { contains(lowered, $0) }
+    }
+
+    /// ``isSensitiveName(_:)`` for a name already lowercased, all ASCII.
+    private static func isSensitiveLowercasedASCII(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if exactNameBytes.contains(where: { name.elementsEqual($0) }) { return true }
+        let table = fragmentsByFirstByte
+        let fragments = fragmentBytes
+        for start in name.indices {
+            let byte = name[start]
+            guard byte < 0x80 else { continue }
+            for index in table[Int(byte)] {
+                let fragment = fragments[index]
+                guard fragment.count <= name.count - start else { continue }
+                var matched = 1
+                while matched < fragment.count, name[start + matched] == fragment[matched] { matched += 1 }
+                if matched == fragment.count { return true }
+            }
+        }
+        return false
     }
 
     /// Whether `haystack` contains `needle`, byte for byte.
