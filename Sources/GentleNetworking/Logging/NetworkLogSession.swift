@@ -27,11 +27,12 @@ final class NetworkLogSession: Sendable {
     /// Logs the request record, when `logger` wants records.
     ///
     /// - Parameter alsoHeaders: Headers whose values are secrets besides the usual ones (the auth
-    ///   service's own header), scrubbed from everything the records quote.
-    init?(logger: any NetworkLogger, request: URLRequest, alsoHeaders: [String]) {
+    ///   service's own header), scrubbed from everything the records quote. Not evaluated when
+    ///   the logger is disabled.
+    init?(logger: any NetworkLogger, request: URLRequest, alsoHeaders: @autoclosure () -> [String]) {
         guard logger.isEnabled else { return nil }
         self.logger = logger
-        self.context = LogRequestContext(request: request, alsoHeaders: alsoHeaders)
+        self.context = LogRequestContext(request: request, alsoHeaders: alsoHeaders())
         self.requestID = Self.lastRequestID.withLock { id in
             id &+= 1
             return id

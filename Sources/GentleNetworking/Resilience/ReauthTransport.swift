@@ -95,7 +95,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     ///   loop guard trips; `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         // The auth service's header is a credential: no redirect to another origin carries it.
-        try await Origin.withCredentialHeaders([authService.headerField]) {
+        try await Origin.withCredentialHeader(authService.headerField) {
             try await send(request, exchange: { try await inner.data(for: $0) }, drain: { $0 })
         }
     }
@@ -103,7 +103,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// `data(for:)` with the inner transport's response built only for a 401 (or when the caller
     /// asks for it).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
-        try await Origin.withCredentialHeaders([authService.headerField]) {
+        try await Origin.withCredentialHeader(authService.headerField) {
             try await send(request, exchange: { try await inner.deferredExchange($0) }, drain: { $0 })
         }
     }
@@ -112,7 +112,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// the 401's body (at most 64 KiB) is read and that stream ended, the credentials are
     /// refreshed, and the stream is requested once more.
     public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
-        try await Origin.withCredentialHeaders([authService.headerField]) {
+        try await Origin.withCredentialHeader(authService.headerField) {
             try await send(
                 request, exchange: { try await inner.stream(for: $0) },
                 drain: { stream in

@@ -30,7 +30,7 @@ extension HTTPNetworkService {
         let response: HTTPURLResponse
         do {
             (body, response) = try await ExchangeRecorder.observing(recorder) {
-                try await Origin.withCredentialHeaders([authService.headerField]) {
+                try await Origin.withCredentialHeader(authService.headerField) {
                     try await transport.stream(for: request)
                 }
             }

@@ -321,7 +321,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let recorder = log != nil || collectMetrics ? ExchangeRecorder(log: log) : nil
         do {
             let (data, response) = try await ExchangeRecorder.observing(recorder) {
-                try await Origin.withCredentialHeaders([authService.headerField]) {
+                try await Origin.withCredentialHeader(authService.headerField) {
                     if let bodyLimit {
                         try await ResponseLimits.withMaxBodyBytes(bodyLimit) {
                             try await callTransport(request, deferredTransport: deferredTransport)

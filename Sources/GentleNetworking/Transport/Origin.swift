@@ -73,6 +73,18 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// ``withCredentialHeaders(_:isolation:operation:)`` for one name, such as an auth service's
+    /// ``AuthServiceProtocol/headerField``: when the name is in force already (`Authorization`,
+    /// the usual case) it runs `operation` without building an array or binding a task-local.
+    static func withCredentialHeader<T>(
+        _ name: String, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> T
+    ) async rethrows -> T {
+        if credentialHeaders.contains(where: { $0.equalsIgnoringASCIICase(name) }) {
+            return try await operation()
+        }
+        return try await withCredentialHeaders([name], isolation: isolation, operation: operation)
+    }
+
     /// Whether `from` and `to` share an origin. URLs without an origin never do.
     public static func isSameOrigin(_ from: URL?, _ to: URL?) -> Bool {
         guard let from, let to, let left = Origin(from), let right = Origin(to) else { return false }
