@@ -24,12 +24,17 @@ enum Redactor {
     /// ``sensitiveNameFragments`` and ``sensitiveExactNames`` as bytes, for the ASCII scan.
     private static let fragmentBytes = sensitiveNameFragments.map { Array($0.utf8) }
     private static let exactNameBytes = sensitiveExactNames.map { Array($0.utf8) }
-    /// For each ASCII byte, the fragments (indices into ``fragmentBytes``) that start with it: a
-    /// position in a name is tried only against the fragments that can start there.
-    private static let fragmentsByFirstByte: [[Int]] = {
-        var table = [[Int]](repeating: [], count: 128)
-        for (index, fragment) in fragmentBytes.enumerated() {
-            if let first = fragment.first, first < 0x80 { table[Int(first)].append(index) }
+    /// The fragments, lowercased, back to back, ordered by first byte, for the ASCII scan; with
+    /// ``fragmentSpans``.
+    private static let packedFragments: [UInt8] = fragmentBytes.sorted { $0[0] < $1[0] }.flatMap { $0 }
+    /// For each ASCII byte, where the fragments that start with it lie in ``packedFragments``
+    /// (each one's offset and length): a position in a name is tried only against those.
+    private static let fragmentSpans: [[(offset: Int, count: Int)]] = {
+        var table = [[(offset: Int, count: Int)]](repeating: [], count: 128)
+        var offset = 0
+        for fragment in fragmentBytes.sorted(by: { $0[0] < $1[0] }) {
+            if let first = fragment.first, first < 0x80 { table[Int(first)].append((offset, fragment.count)) }
+            offset += fragment.count
         }
         return table
     }()
@@ -57,21 +62,22 @@ enum Redactor {
 
     /// ``isSensitiveName(_:)`` for a name already lowercased, all ASCII.
     private static func isSensitiveLowercasedASCII(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        if exactNameBytes.contains(where: { name.elementsEqual($0) }) { return true }
-        let table = fragmentsByFirstByte
-        let fragments = fragmentBytes
-        for start in name.indices {
-            let byte = name[start]
-            guard byte < 0x80 else { continue }
-            for index in table[Int(byte)] {
-                let fragment = fragments[index]
-                guard fragment.count <= name.count - start else { continue }
-                var matched = 1
-                while matched < fragment.count, name[start + matched] == fragment[matched] { matched += 1 }
-                if matched == fragment.count { return true }
-            }
+        for exact in exactNameBytes where exact.count == name.count {
+            if exact.withUnsafeBufferPointer({ $0.elementsEqual(name) }) { return true }
         }
-        return false
+        let spans = fragmentSpans
+        return packedFragments.withUnsafeBufferPointer { packed in
+            for start in name.indices {
+                let byte = name[start]
+                guard byte < 0x80 else { continue }
+                for span in spans[Int(byte)] where span.count <= name.count - start {
+                    var matched = 1
+                    while matched < span.count, name[start + matched] == packed[span.offset + matched] { matched += 1 }
+                    if matched == span.count { return true }
+                }
+            }
+            return false
+        }
     }
 
     /// Whether `haystack` contains `needle`, byte for byte.
@@ -115,13 +121,13 @@ enum Redactor {
 
         init(_ characters: String) {
             for byte in characters.utf8 where byte < 0x80 {
-                if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte &- 64) }
+                if byte < 64 { low |= 1 &<< UInt64(byte) } else { high |= 1 &<< UInt64(byte &- 64) }
             }
         }
 
         @inline(__always)
         func contains(_ byte: UInt8) -> Bool {
-            byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 0x80 && high & (1 << UInt64(byte &- 64)) != 0
+            byte < 64 ? low & (1 &<< UInt64(byte)) != 0 : byte < 0x80 && high & (1 &<< UInt64(byte &- 64)) != 0
         }
     }
 

@@ -287,9 +287,17 @@
                 if name.equalsIgnoringASCIICase("User-Agent") { hasUserAgent = true }
                 headers.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
-            for (name, value) in fields.sorted(by: { $0.key < $1.key })
-            where addedFields.isEmpty || !addedFields.contains(where: { $0.0.equalsIgnoringASCIICase(name) }) {
-                try add(name, value)
+            func addUnlessAdded(_ name: String, _ value: String) throws {
+                if addedFields.isEmpty || !addedFields.contains(where: { $0.0.equalsIgnoringASCIICase(name) }) {
+                    try add(name, value)
+                }
+            }
+            // In name order, so the wire order does not depend on the dictionary's seed; a single
+            // field (an Accept) needs no sorted copy.
+            if fields.count <= 1 {
+                for (name, value) in fields { try addUnlessAdded(name, value) }
+            } else {
+                for (name, value) in fields.sorted(by: { $0.key < $1.key }) { try addUnlessAdded(name, value) }
             }
             for (name, value) in addedFields { try add(name, value) }
             // Without a body libcurl adds neither, and each line it holds is compared with every
