@@ -11,7 +11,8 @@ import GentleNetworking
 /// (`requestWithMetrics`), and with an enabled logger that receives every record and metrics
 /// (it counts them and does nothing else). Each figure is the client process's CPU time (user +
 /// system, `getrusage`) per request, far steadier than requests per second on a shared machine;
-/// the modes are interleaved in every round, and medians are printed with the spread.
+/// the modes share one transport and take turns in short slices within every round, and medians
+/// of the rounds are printed with the spread.
 ///
 /// "Off" has nothing to compare against in the same build, so its cost is measured directly: the
 /// two task-local reads an unobserved request makes, timed over a million iterations.
@@ -23,14 +24,38 @@ enum ObservationBench {
         case observer = "enabled logger"
     }
 
+    /// The slices a round's time per mode is cut into.
+    static let slicesPerRound = 8
+
     static func measure(baseURL: URL, seconds: Double, rounds: Int) async throws {
         let environment = DefaultAPIEnvironment(baseURL: baseURL)
         let endpoint = Endpoint(path: "/model.json", method: .get)
         let records = RecordCounter()
-        let quiet = HTTPNetworkService(transport: DefaultTransport.make(), authService: InMemoryAuthService())
+        // One transport (one connection pool, one loop thread) for every mode: the modes differ
+        // in what the service does, nothing else.
+        let transport = DefaultTransport.make()
+        let quiet = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
         let observed = HTTPNetworkService(
-            transport: DefaultTransport.make(), authService: InMemoryAuthService(),
+            transport: transport, authService: InMemoryAuthService(),
             logger: ClosureNetworkLogger { record in records.add(record) })
+        func operation(_ mode: Mode) -> @Sendable () async throws -> Void {
+            {
+                switch mode {
+                case .off:
+                    let _: BenchModel = try await quiet.request(to: endpoint, via: environment)
+                case .response:
+                    let (_, response): (BenchModel, HTTPURLResponse) = try await quiet.requestWithResponse(
+                        to: endpoint, via: environment)
+                    guard response.statusCode == 200 else { throw BenchError("status") }
+                case .metrics:
+                    let (_, _, metrics): (BenchModel, HTTPURLResponse, RequestMetrics) =
+                        try await quiet.requestWithMetrics(to: endpoint, via: environment)
+                    guard metrics.transactions.count == 1 else { throw BenchError("no metrics") }
+                case .observer:
+                    let _: BenchModel = try await observed.request(to: endpoint, via: environment)
+                }
+            }
+        }
         var samples: [Int: [Mode: [Double]]] = [:]
         // User CPU per request, for the added cost: what observing adds runs in this process's
         // user space, while system time (the sockets) is most of the noise.
@@ -38,24 +63,32 @@ enum ObservationBench {
         for _ in 1...rounds {
             for concurrency in [1, 16] {
                 for mode in Mode.allCases {
-                    let (cpu, user) = try await cpuPerRequest(concurrency: concurrency, seconds: seconds) {
-                        switch mode {
-                        case .off:
-                            let _: BenchModel = try await quiet.request(to: endpoint, via: environment)
-                        case .response:
-                            let (_, response): (BenchModel, HTTPURLResponse) = try await quiet.requestWithResponse(
-                                to: endpoint, via: environment)
-                            guard response.statusCode == 200 else { throw BenchError("status") }
-                        case .metrics:
-                            let (_, _, metrics): (BenchModel, HTTPURLResponse, RequestMetrics) =
-                                try await quiet.requestWithMetrics(to: endpoint, via: environment)
-                            guard metrics.transactions.count == 1 else { throw BenchError("no metrics") }
-                        case .observer:
-                            let _: BenchModel = try await observed.request(to: endpoint, via: environment)
-                        }
+                    try await runWorkers(concurrency: concurrency, seconds: 0.3, operation(mode))
+                }
+                // A round's time per mode is cut into slices, the modes taking turns (forwards,
+                // then backwards), so a change in the host's load falls on every mode alike
+                // rather than on whichever ran during it.
+                var totals: [Mode: (total: Double, user: Double, requests: Int)] = [:]
+                for slice in 0..<slicesPerRound {
+                    let order = slice.isMultiple(of: 2) ? Mode.allCases : Mode.allCases.reversed()
+                    for mode in order {
+                        let before = cpuSeconds()
+                        let count = try await runWorkers(
+                            concurrency: concurrency, seconds: seconds / Double(slicesPerRound), operation(mode))
+                        let after = cpuSeconds()
+                        let sum = totals[mode] ?? (0, 0, 0)
+                        totals[mode] = (
+                            sum.total + after.total - before.total, sum.user + after.user - before.user,
+                            sum.requests + count
+                        )
                     }
-                    samples[concurrency, default: [:]][mode, default: []].append(cpu)
-                    userSamples[concurrency, default: [:]][mode, default: []].append(user)
+                }
+                for mode in Mode.allCases {
+                    guard let sum = totals[mode], sum.requests > 0 else { throw BenchError("no request completed") }
+                    samples[concurrency, default: [:]][mode, default: []].append(
+                        sum.total / Double(sum.requests) * 1e6)
+                    userSamples[concurrency, default: [:]][mode, default: []].append(
+                        sum.user / Double(sum.requests) * 1e6)
                 }
             }
         }
@@ -110,21 +143,6 @@ enum ObservationBench {
         GentleBench.report("observation off costs < 1 µs per request", offTargetMet)
         GentleBench.report("metrics add < 5 µs of CPU per request", metricsTargetMet)
         GentleBench.report("an enabled logger adds < 5 µs of CPU per request", loggerTargetMet)
-    }
-
-    /// The process's CPU time per request (µs), user + system and user alone, while
-    /// `concurrency` workers run `operation` for `seconds`, after a short warm-up.
-    static func cpuPerRequest(
-        concurrency: Int, seconds: Double, _ operation: @escaping @Sendable () async throws -> Void
-    ) async throws -> (total: Double, user: Double) {
-        try await runWorkers(concurrency: concurrency, seconds: 0.3, operation)
-        let before = cpuSeconds()
-        let count = try await runWorkers(concurrency: concurrency, seconds: seconds, operation)
-        let after = cpuSeconds()
-        guard count > 0 else { throw BenchError("no request completed") }
-        return (
-            (after.total - before.total) / Double(count) * 1e6, (after.user - before.user) / Double(count) * 1e6
-        )
     }
 
     /// User + system CPU time of this process so far, and user time alone, in seconds.

@@ -51,7 +51,7 @@
                 inlineBody = 0
             }
             return TransactionMetrics(
-                method: method, url: Redactor.url(request.url), statusCode: statusCode, fetchStart: fetchStart,
+                method: method, url: Redactor.url(url), statusCode: statusCode, fetchStart: fetchStart,
                 domainLookupEnd: fresh ? offset(CURLINFO_NAMELOOKUP_TIME_T) : nil,
                 connectEnd: fresh ? offset(CURLINFO_CONNECT_TIME_T) : nil,
                 secureConnectionEnd: fresh ? offset(CURLINFO_APPCONNECT_TIME_T) : nil,

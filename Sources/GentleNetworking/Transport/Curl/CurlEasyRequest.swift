@@ -16,6 +16,9 @@
         // read there when the transfer ends; `state` and `waiter` are behind their locks.
         let handle: UnsafeMutableRawPointer
         let request: URLRequest
+        /// The request's URL, read once (each read of `URLRequest.url` on Linux bridges a new
+        /// `URL` from the `NSURLRequest` underneath).
+        let url: URL
         /// Unique per stream (0 for other requests), so a stale resume never reaches a newer
         /// stream on a reused handle.
         let transferNumber: UInt64
@@ -103,6 +106,7 @@
             self.handle = handle
             self.pool = pool
             self.request = request
+            self.url = url
             let recorder = ExchangeRecorder.current
             self.recorder = recorder
             self.fetchStart = recorder == nil ? nil : Date()
@@ -425,7 +429,7 @@
                     if written < 0 {
                         if errno == EINTR { continue }
                         let error = TransportError(
-                            .other, url: request.url, message: "Writing the download failed: errno \(errno).")
+                            .other, url: url, message: "Writing the download failed: errno \(errno).")
                         apply(state.withLock { $0.sinkFailed(error) })
                         return 0
                     }
@@ -480,7 +484,7 @@
         func finish(_ code: CURLcode) {
             let libcurlFailure =
                 code == CURLE_OK
-                ? nil : CurlTransport.error(for: code, url: request.url, detail: String(cString: errorBuffer))
+                ? nil : CurlTransport.error(for: code, url: url, detail: String(cString: errorBuffer))
             if libcurlFailure == nil, let last = lastProgress {
                 // Make the final callback report completion, whatever libcurl's last tick saw.
                 let received = last.expectedBytesToReceive ?? last.bytesReceived

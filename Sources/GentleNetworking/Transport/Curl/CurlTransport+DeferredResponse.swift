@@ -15,7 +15,8 @@
         func deferredData(
             for request: URLRequest, adding fields: [(String, String)]
         ) async throws -> (Data, DeferredResponse) {
-            var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
+            // Made at the first redirect: most requests have none.
+            var tracker: RedirectTracker?
             var current = request
             var added = fields
             while true {
@@ -24,7 +25,7 @@
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles, addedFields: added)
                 let (body, head) = try await runHead(easy)
-                let url = easy.request.url
+                let url = easy.url
                 let deferred = DeferredResponse(
                     statusCode: head.statusCode, url: url, receivedFields: { head.headers }
                 ) {
@@ -39,11 +40,14 @@
                 // The hop as sent: from here on the added fields are part of the request.
                 let sent = added.isEmpty ? current : current.adding(added)
                 added = []
-                guard let next = tracker.nextRequest(after: try deferred.response(), for: sent) else {
+                var hops =
+                    tracker ?? RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
+                guard let next = hops.nextRequest(after: try deferred.response(), for: sent) else {
                     return (body, deferred)
                 }
-                try tracker.follow(to: next.url)
-                tracker.noteHop(status: head.statusCode, from: sent, to: next)
+                try hops.follow(to: next.url)
+                hops.noteHop(status: head.statusCode, from: sent, to: next)
+                tracker = hops
                 current = next
             }
         }

@@ -341,9 +341,9 @@
         /// Hands `easy` to the event loop and waits for its result (or, for streams, its head).
         private func run(_ easy: CurlEasyRequest) async throws -> (Data, HTTPURLResponse) {
             let (body, head) = try await runHead(easy)
-            guard let response = CurlEasyRequest.makeResponse(url: easy.request.url, head: head) else {
+            guard let response = CurlEasyRequest.makeResponse(url: easy.url, head: head) else {
                 throw TransportError(
-                    .badResponse, url: easy.request.url, message: "The server sent no valid status line.")
+                    .badResponse, url: easy.url, message: "The server sent no valid status line.")
             }
             return (body, response)
         }
@@ -366,15 +366,16 @@
             }
             guard (100...999).contains(head.statusCode) else {
                 throw TransportError(
-                    .badResponse, url: easy.request.url, message: "The server sent no valid status line.")
+                    .badResponse, url: easy.url, message: "The server sent no valid status line.")
             }
             return (body, head)
         }
 
         /// The trust settings for `url`'s host, when it has any (pinning transports only: a plain
         /// transport has none, and skips reading the URL's host on every request).
-        func trust(for url: URL?) -> CurlTrustSettings? {
-            guard !trustByHost.isEmpty, let host = url?.host else { return nil }
+        func trust(for url: @autoclosure () -> URL?) -> CurlTrustSettings? {
+            // The URL is read only when some host is pinned: each read bridges a new `URL`.
+            guard !trustByHost.isEmpty, let host = url()?.host else { return nil }
             return trustByHost[host.lowercased()]
         }
 
