@@ -31,6 +31,8 @@ import Foundation
 public struct ETagTransport: HTTPTransportProtocol {
     /// The transport requests go through.
     public let inner: any HTTPTransportProtocol
+    /// `inner`, with what it can do looked up once.
+    let innerExchange: InnerTransport
     /// Where entries are kept.
     public let store: any ETagStoreProtocol
 
@@ -56,6 +58,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         credentialHeaders: Set<String> = ETagTransport.defaultCredentialHeaders
     ) {
         self.inner = inner
+        self.innerExchange = InnerTransport(self.inner)
         self.store = store
         self.memoryStore = store as? InMemoryETagStore
         self.credentialHeaders = Self.normalized(credentialHeaders)
@@ -223,7 +226,7 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// `HTTPURLResponse` canonicalizes them on Linux).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
         guard let key = revalidationKey(for: request) else {
-            return try await inner.deferredExchange(request)
+            return try await innerExchange.deferredExchange(request)
         }
         let cached = await entry(for: key)
         var condition: [(String, String)] = []
@@ -234,7 +237,7 @@ public struct ETagTransport: HTTPTransportProtocol {
             ExchangeRecorder.note(.revalidating)
         }
         // Passed down beside the request, not set on a copy of it (see FieldAddingTransport).
-        let (data, response) = try await inner.deferredExchange(request, adding: condition)
+        let (data, response) = try await innerExchange.deferredExchange(request, adding: condition)
 
         if response.statusCode == 304 {
             let revalidated = try await renew(

@@ -39,6 +39,8 @@ import Foundation
 public final class ReauthTransport: HTTPTransportProtocol {
     /// The transport requests go through.
     public let inner: any HTTPTransportProtocol
+    /// `inner`, with what it can do looked up once.
+    let innerExchange: InnerTransport
     /// The auth service that re-authorizes retried requests.
     public let authService: any AuthServiceProtocol
     /// The refresh: obtain a new credential and save it through ``authService``.
@@ -75,6 +77,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         refreshToken: @escaping @Sendable () async throws -> Void
     ) {
         self.inner = inner
+        self.innerExchange = InnerTransport(self.inner)
         self.authService = authService
         self.refreshToken = refreshToken
         self.policy = policy
@@ -104,7 +107,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// asks for it).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
         try await Origin.withCredentialHeader(authService.headerField) {
-            try await send(request, exchange: { try await inner.deferredExchange($0) }, drain: { $0 })
+            try await send(request, exchange: { try await innerExchange.deferredExchange($0) }, drain: { $0 })
         }
     }
 

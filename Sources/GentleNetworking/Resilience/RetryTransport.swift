@@ -26,6 +26,8 @@ import Foundation
 public struct RetryTransport: HTTPTransportProtocol {
     /// The transport each attempt is sent through.
     public let inner: any HTTPTransportProtocol
+    /// `inner`, with what it can do looked up once.
+    let innerExchange: InnerTransport
     /// The policy that decides.
     public let policy: RetryPolicy
     /// Time and randomness; ``RetryClock/live`` by default.
@@ -53,6 +55,7 @@ public struct RetryTransport: HTTPTransportProtocol {
         budget: RetryBudget = RetryBudget()
     ) {
         self.inner = inner
+        self.innerExchange = InnerTransport(self.inner)
         self.policy = policy
         self.clock = clock
         self.onRetry = onRetry
@@ -71,7 +74,7 @@ public struct RetryTransport: HTTPTransportProtocol {
     /// it (a status other than 2xx or 3xx).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
         try await retrying(
-            request, exchange: { try await inner.deferredExchange($0) }, discard: { _ in })
+            request, exchange: { try await innerExchange.deferredExchange($0) }, discard: { _ in })
     }
 
     /// Establishes a stream of `request`, retrying as the policy decides, as ``data(for:)``

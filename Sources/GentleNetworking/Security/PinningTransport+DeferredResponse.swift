@@ -12,7 +12,7 @@ extension PinningTransport: FieldAddingTransport {
     /// Without it, `HTTPNetworkService.request` over a pinning transport built every response
     /// (on Linux more work than the rest of a small request on the client side).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
-        try await send(request) { try await inner.deferredExchange($0) }
+        try await send(request) { try await innerExchange.deferredExchange($0) }
     }
 
     /// ``deferredData(for:)`` with `fields` passed down to the pinned connection pool (see
@@ -20,6 +20,6 @@ extension PinningTransport: FieldAddingTransport {
     func deferredData(
         for request: URLRequest, adding fields: [(String, String)]
     ) async throws -> (Data, DeferredResponse) {
-        try await send(request) { try await inner.deferredExchange($0, adding: fields) }
+        try await send(request) { try await innerExchange.deferredExchange($0, adding: fields) }
     }
 }

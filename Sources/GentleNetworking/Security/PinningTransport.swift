@@ -35,6 +35,8 @@ public final class PinningTransport: HTTPTransportProtocol {
     /// The evaluators by domain.
     public let pinnedDomains: [String: any ServerTrustEvaluator]
     let inner: any HTTPTransportProtocol
+    /// `inner`, with what it can do looked up once.
+    let innerExchange: InnerTransport
     /// `httpAdditionalHeaders` of the configuration, added by this transport where the session
     /// does not add them itself (Linux).
     private let additionalHeaders: [String: String]
@@ -58,6 +60,7 @@ public final class PinningTransport: HTTPTransportProtocol {
     ) {
         self.pinnedDomains = pinnedDomains
         self.inner = Self.makeInner(pinnedDomains, configuration)
+        self.innerExchange = InnerTransport(self.inner)
         #if canImport(CCurl)
             var headers: [String: String] = [:]
             for case (let name as String, let value as String) in configuration.httpAdditionalHeaders ?? [:] {

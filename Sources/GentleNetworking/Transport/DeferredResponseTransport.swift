@@ -184,33 +184,6 @@ extension DeferredResponse: ExchangeResponse {
     func httpResponse() throws -> HTTPURLResponse { try response() }
 }
 
-extension HTTPTransportProtocol {
-    /// `deferredData(for:)` when this transport can defer the response, else `data(for:)` with
-    /// its response wrapped: what a decorator calls on its inner transport.
-    func deferredExchange(_ request: URLRequest) async throws -> (Data, DeferredResponse) {
-        if let deferring = self as? any DeferredResponseTransport {
-            return try await deferring.deferredData(for: request)
-        }
-        let (data, response) = try await data(for: request)
-        return (data, DeferredResponse(response))
-    }
-
-    /// ``deferredExchange(_:)`` with `fields` sent as if `request` carried them (each replacing
-    /// a field of the same name): passed down without copying `request` to a transport that
-    /// can (``FieldAddingTransport``), set on a copy for any other.
-    func deferredExchange(
-        _ request: URLRequest, adding fields: [(String, String)]
-    ) async throws -> (
-        Data, DeferredResponse
-    ) {
-        if fields.isEmpty { return try await deferredExchange(request) }
-        if let adding = self as? any FieldAddingTransport {
-            return try await adding.deferredData(for: request, adding: fields)
-        }
-        return try await deferredExchange(request.adding(fields))
-    }
-}
-
 extension URLRequest {
     /// A copy with `fields` set, each replacing a field of the same name (in any case), in one
     /// assignment of the header fields (`setValue` costs more per field on Linux).

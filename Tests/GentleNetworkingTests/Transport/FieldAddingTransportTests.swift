@@ -43,7 +43,8 @@ struct FieldAddingTransportTests {
         var request = URLRequest(url: server.url("/moved"))
         request.setValue("\"stale\"", forHTTPHeaderField: "if-none-match")
         request.setValue("kept", forHTTPHeaderField: "X-Own")
-        let (data, response) = try await transport.deferredExchange(request, adding: [("If-None-Match", "\"e1\"")])
+        let (data, response) = try await InnerTransport(transport).deferredExchange(
+            request, adding: [("If-None-Match", "\"e1\"")])
         #expect(response.statusCode == 200)
         #expect(data == Data("ok".utf8))
         let seen = server.receivedRequests
@@ -63,7 +64,7 @@ struct FieldAddingTransportTests {
         server.route("GET", "/x") { _ in .text("ok") }
         let transport = try transport(kind)
         await #expect {
-            _ = try await transport.deferredExchange(
+            _ = try await InnerTransport(transport).deferredExchange(
                 URLRequest(url: server.url("/x")), adding: [("If-None-Match", "\"a\"\r\nX-Injected: 1")])
         } throws: { error in
             (error as? TransportError)?.code == .invalidRequest
