@@ -76,7 +76,10 @@ struct ReauthTransportTests {
 
     @Test("A failed refresh fails every waiter with 401 and the refresh error attached")
     func failedRefresh() async throws {
-        let api = try AuthAPI(refreshDelay: 0.2, refreshStatus: 500)
+        // The refresh fails only after all ten requests have reached the server (and 0.5 s more
+        // for their 401s to join it): a 401 arriving after the failure would rightly start a
+        // second refresh, as under ThreadSanitizer on a loaded machine it once did.
+        let api = try AuthAPI(refreshDelay: 0.5, refreshStatus: 500, refreshAfterDataRequests: 10)
         defer { api.server.shutdown() }
         let stack = makeStack(api)
         let environment = api.environment

@@ -14,7 +14,14 @@ final class AuthAPI: Sendable {
     ///   - refreshDelay: How long `/auth/refresh` takes.
     ///   - refreshStatus: The status `/auth/refresh` answers with (200 rotates the token).
     ///   - acceptsAnyToken: `false` makes `/data` reject every token, to provoke refresh loops.
-    init(refreshDelay: TimeInterval = 0, refreshStatus: Int = 200, acceptsAnyToken: Bool = true) throws {
+    ///   - refreshAfterDataRequests: `/auth/refresh` answers only once `/data` has been asked this
+    ///     many times (at most 120 s), then after `refreshDelay`: so every concurrent request's
+    ///     401 arrives while the refresh is running, however slowly the tests run (ThreadSanitizer
+    ///     on a loaded machine).
+    init(
+        refreshDelay: TimeInterval = 0, refreshStatus: Int = 200, acceptsAnyToken: Bool = true,
+        refreshAfterDataRequests: Int = 0
+    ) throws {
         let server = try LoopbackServer()
         let acceptedToken = Locked("t1")
         let issued = self.issued
@@ -26,7 +33,13 @@ final class AuthAPI: Sendable {
             }
             return .json(#"{"id":1,"property":"\#(request.bearerToken ?? "")"}"#)
         }
-        server.route("POST", "/auth/refresh") { _ in
+        server.route("POST", "/auth/refresh") { [weak server] _ in
+            // Each connection has a thread of its own: waiting here holds this one only. (Weak: the
+            // server keeps this route.)
+            let deadline = Date().addingTimeInterval(120)
+            while let server, server.requests(path: "/data").count < refreshAfterDataRequests, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
             guard refreshStatus == 200 else {
                 return LoopbackResponse.json(#"{"error":"refresh denied"}"#, status: refreshStatus).with {
                     $0.delayBeforeHeaders = refreshDelay
