@@ -12,7 +12,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     public let maxBytes: Int
 
     private struct Entries {
-        var byKey: [String: (response: CachedResponse, lastUse: UInt64)] = [:]
+        var byKey: [String: (response: CachedResponse, lastUse: UInt64, size: Int)] = [:]
         var clock: UInt64 = 0
         var totalBytes = 0
     }
@@ -82,8 +82,8 @@ public actor InMemoryETagStore: ETagStoreProtocol {
             }
             entries.clock += 1
             // Replaced in place (a revalidation renews an entry on every request): one hash.
-            if let replaced = entries.byKey.updateValue((response, entries.clock), forKey: key) {
-                entries.totalBytes -= replaced.response.approximateSize
+            if let replaced = entries.byKey.updateValue((response, entries.clock, size), forKey: key) {
+                entries.totalBytes -= replaced.size
             }
             entries.totalBytes += size
             while entries.byKey.count > maxEntries || entries.totalBytes > maxBytes {
@@ -100,7 +100,7 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     private static func remove(_ key: String, from entries: inout Entries) {
         if let removed = entries.byKey.removeValue(forKey: key) {
-            entries.totalBytes -= removed.response.approximateSize
+            entries.totalBytes -= removed.size
         }
     }
 }
