@@ -74,8 +74,9 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// ``withCredentialHeaders(_:isolation:operation:)`` for one name, such as an auth service's
-    /// ``AuthServiceProtocol/headerField``: when the name is in force already (`Authorization`,
-    /// the usual case) it runs `operation` without building an array or binding a task-local.
+    /// ``AuthServiceProtocol/headerField``: when the name is one of ``credentialHeaders``
+    /// (`Authorization`, the usual case) it runs `operation` without building an array or reading
+    /// the task-local; any other name is bound as `withCredentialHeaders` binds it.
     static func withCredentialHeader<T>(
         _ name: String, isolation: isolated (any Actor)? = #isolation, operation: () async throws -> T
     ) async rethrows -> T {
