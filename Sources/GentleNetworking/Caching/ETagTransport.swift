@@ -30,8 +30,8 @@ import Foundation
 ///   through ``HTTPNetworkService``), never an empty success.
 public struct ETagTransport: HTTPTransportProtocol {
     /// The transport requests go through.
-    public let inner: any HTTPTransportProtocol
-    /// `inner`, with what it can do looked up once.
+    public var inner: any HTTPTransportProtocol { innerExchange.transport }
+    /// The inner transport, with what it can do looked up once (it holds `inner`).
     let innerExchange: InnerTransport
     /// Where entries are kept.
     public let store: any ETagStoreProtocol
@@ -57,8 +57,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         store: any ETagStoreProtocol = InMemoryETagStore(),
         credentialHeaders: Set<String> = ETagTransport.defaultCredentialHeaders
     ) {
-        self.inner = inner
-        self.innerExchange = InnerTransport(self.inner)
+        self.innerExchange = InnerTransport(inner)
         self.store = store
         self.memoryStore = store as? InMemoryETagStore
         self.credentialHeaders = Self.normalized(credentialHeaders)

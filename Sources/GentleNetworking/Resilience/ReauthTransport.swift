@@ -38,8 +38,8 @@ import Foundation
 /// later is ignored by the coordinator (a token it still saves is picked up by later requests).
 public final class ReauthTransport: HTTPTransportProtocol {
     /// The transport requests go through.
-    public let inner: any HTTPTransportProtocol
-    /// `inner`, with what it can do looked up once.
+    public var inner: any HTTPTransportProtocol { innerExchange.transport }
+    /// The inner transport, with what it can do looked up once (it holds `inner`).
     let innerExchange: InnerTransport
     /// The auth service that re-authorizes retried requests.
     public let authService: any AuthServiceProtocol
@@ -76,8 +76,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         policy: ReauthPolicy = ReauthPolicy(),
         refreshToken: @escaping @Sendable () async throws -> Void
     ) {
-        self.inner = inner
-        self.innerExchange = InnerTransport(self.inner)
+        self.innerExchange = InnerTransport(inner)
         self.authService = authService
         self.refreshToken = refreshToken
         self.policy = policy

@@ -25,8 +25,8 @@ import Foundation
 ///   for a retry, the response or error is returned as it is.
 public struct RetryTransport: HTTPTransportProtocol {
     /// The transport each attempt is sent through.
-    public let inner: any HTTPTransportProtocol
-    /// `inner`, with what it can do looked up once.
+    public var inner: any HTTPTransportProtocol { innerExchange.transport }
+    /// The inner transport, with what it can do looked up once (it holds `inner`).
     let innerExchange: InnerTransport
     /// The policy that decides.
     public let policy: RetryPolicy
@@ -54,8 +54,7 @@ public struct RetryTransport: HTTPTransportProtocol {
         onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
         budget: RetryBudget = RetryBudget()
     ) {
-        self.inner = inner
-        self.innerExchange = InnerTransport(self.inner)
+        self.innerExchange = InnerTransport(inner)
         self.policy = policy
         self.clock = clock
         self.onRetry = onRetry

@@ -34,8 +34,8 @@ import Foundation
 public final class PinningTransport: HTTPTransportProtocol {
     /// The evaluators by domain.
     public let pinnedDomains: [String: any ServerTrustEvaluator]
-    let inner: any HTTPTransportProtocol
-    /// `inner`, with what it can do looked up once.
+    var inner: any HTTPTransportProtocol { innerExchange.transport }
+    /// The inner transport, with what it can do looked up once (it holds `inner`).
     let innerExchange: InnerTransport
     /// `httpAdditionalHeaders` of the configuration, added by this transport where the session
     /// does not add them itself (Linux).
@@ -59,8 +59,7 @@ public final class PinningTransport: HTTPTransportProtocol {
         pinnedDomains: [String: any ServerTrustEvaluator], configuration: URLSessionConfiguration = .default
     ) {
         self.pinnedDomains = pinnedDomains
-        self.inner = Self.makeInner(pinnedDomains, configuration)
-        self.innerExchange = InnerTransport(self.inner)
+        self.innerExchange = InnerTransport(Self.makeInner(pinnedDomains, configuration))
         #if canImport(CCurl)
             var headers: [String: String] = [:]
             for case (let name as String, let value as String) in configuration.httpAdditionalHeaders ?? [:] {
