@@ -19,7 +19,9 @@ public actor DiskETagStore: ETagStoreProtocol {
     /// The most bytes the entries may take on disk.
     public let maxBytes: Int
 
-    private var index: [String: (size: Int, lastUse: Date)]?
+    /// The entries' file names and sizes in least-recently-used order, read from the directory
+    /// (oldest modification time first) on first use.
+    private var index: LRUEntries<Void>?
     private static let magic = Data("GNETAG2\n".utf8)
     private static let fileExtension = "etag"
 
@@ -36,7 +38,7 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     /// The bytes the entries take on disk.
     public var byteCount: Int {
-        loadIndex().values.reduce(0) { $0 + $1.size }
+        withIndex { $0.totalSize }
     }
 
     /// The entry for `key`, or `nil` when there is none or it cannot be read.
@@ -44,18 +46,15 @@ public actor DiskETagStore: ETagStoreProtocol {
         let name = Self.fileName(for: key)
         let url = directory.appendingPathComponent(name)
         guard let data = try? Data(contentsOf: url) else {
-            _ = loadIndex()
-            index?[name] = nil
+            withIndex { $0.removeValue(for: name) }
             return nil
         }
         guard let (storedKeyHash, response) = Self.decode(data), storedKeyHash == SHA256Digest.hexHash(key) else {
             discard(name)
             return nil
         }
-        let now = Date()
-        _ = loadIndex()
-        index?[name] = (data.count, now)
-        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
+        withIndex { $0.set((), size: data.count, for: name) }
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
         return response
     }
 
@@ -72,8 +71,7 @@ public actor DiskETagStore: ETagStoreProtocol {
         } catch {
             return
         }
-        _ = loadIndex()
-        index?[name] = (data.count, Date())
+        withIndex { $0.set((), size: data.count, for: name) }
         evict()
     }
 
@@ -84,43 +82,51 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     /// Removes every entry (and only entries).
     public func removeAll() {
-        for name in loadIndex().keys {
+        for name in withIndex({ $0.keysByRecency }) {
             discard(name)
         }
     }
 
     // MARK: Index and eviction
 
-    private func loadIndex() -> [String: (size: Int, lastUse: Date)] {
-        if let index { return index }
+    /// Runs `body` on the index, reading it from the directory first if this store has not yet.
+    private func withIndex<Result>(_ body: (inout LRUEntries<Void>) -> Result) -> Result {
+        var loaded = index ?? readIndex()
+        index = nil  // `loaded` is then the only reference: mutated in place, not copied.
+        defer { index = loaded }
+        return body(&loaded)
+    }
+
+    /// The entries in the directory, the least recently modified first.
+    private func readIndex() -> LRUEntries<Void> {
         AtomicFile.removeAbandonedTemporaries(in: directory.path, targetsEndingWith: "." + Self.fileExtension)
-        var built: [String: (size: Int, lastUse: Date)] = [:]
+        var found: [(name: String, size: Int, modified: Date)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix("." + Self.fileExtension) {
             let path = directory.appendingPathComponent(name).path
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                 let size = (attributes[.size] as? NSNumber)?.intValue
             else { continue }
-            built[name] = (size, attributes[.modificationDate] as? Date ?? .distantPast)
+            found.append((name, size, attributes[.modificationDate] as? Date ?? .distantPast))
         }
-        index = built
-        return built
+        var entries = LRUEntries<Void>()
+        for entry in found.sorted(by: { $0.modified < $1.modified }) {
+            entries.set((), size: entry.size, for: entry.name)
+        }
+        return entries
     }
 
+    /// Removes the least recently used entries while they take more than ``maxBytes``: each
+    /// eviction costs one file removal, whatever the number of entries.
     private func evict() {
-        var entries = loadIndex()
-        var total = entries.values.reduce(0) { $0 + $1.size }
-        while total > maxBytes, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            entries[oldest.key] = nil
-            total -= oldest.value.size
-            discard(oldest.key)
+        while let oldest = withIndex({ $0.totalSize > maxBytes ? $0.removeOldest() : nil }) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(oldest))
         }
     }
 
     private func discard(_ name: String) {
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
-        _ = loadIndex()
-        index?[name] = nil
+        withIndex { $0.removeValue(for: name) }
     }
 
     // MARK: File format

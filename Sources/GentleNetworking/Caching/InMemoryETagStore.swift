@@ -5,19 +5,15 @@
 /// reads and renews them without hopping onto the actor (with many requests in flight, every
 /// hop to a busy actor suspends the request and wakes another thread to resume it). The
 /// actor's methods take the same lock, so both ways see one consistent store.
+///
+/// Lookups, insertions and evictions cost O(1) whatever `maxEntries` is (`LRUEntries`).
 public actor InMemoryETagStore: ETagStoreProtocol {
     /// The most entries kept; 100 by default.
     public let maxEntries: Int
     /// The most bytes kept (bodies plus headers); 10 MiB by default.
     public let maxBytes: Int
 
-    private struct Entries {
-        var byKey: [String: (response: CachedResponse, lastUse: UInt64, size: Int)] = [:]
-        var clock: UInt64 = 0
-        var totalBytes = 0
-    }
-
-    private let entries = Locked(Entries())
+    private let entries = Locked(LRUEntries<CachedResponse>())
 
     /// Creates a store.
     ///
@@ -30,10 +26,10 @@ public actor InMemoryETagStore: ETagStoreProtocol {
     }
 
     /// How many entries are stored.
-    public var count: Int { entries.withLock { $0.byKey.count } }
+    public var count: Int { entries.withLock { $0.count } }
 
     /// The bytes the entries take, as counted against ``maxBytes``.
-    public var byteCount: Int { entries.withLock { $0.totalBytes } }
+    public var byteCount: Int { entries.withLock { $0.totalSize } }
 
     /// The entry for `key`, marking it most recently used.
     public func cachedResponse(for key: String) -> CachedResponse? {
@@ -54,21 +50,12 @@ public actor InMemoryETagStore: ETagStoreProtocol {
 
     /// Removes every entry.
     public func removeAll() {
-        entries.withLock { entries in
-            entries.byKey.removeAll()
-            entries.totalBytes = 0
-        }
+        entries.withLock { $0.removeAll() }
     }
 
     /// ``cachedResponse(for:)`` without the actor hop.
     nonisolated func entry(for key: String) -> CachedResponse? {
-        entries.withLock { entries in
-            // One hash of the key: it is as long as the URL, and this runs for every GET.
-            guard let index = entries.byKey.index(forKey: key) else { return nil }
-            entries.clock += 1
-            entries.byKey.values[index].lastUse = entries.clock
-            return entries.byKey.values[index].response
-        }
+        entries.withLock { $0.value(for: key) }
     }
 
     /// ``store(_:for:)`` without the actor hop.
@@ -77,30 +64,20 @@ public actor InMemoryETagStore: ETagStoreProtocol {
         let (maxEntries, maxBytes) = (self.maxEntries, self.maxBytes)
         entries.withLock { entries in
             guard size <= maxBytes else {
-                Self.remove(key, from: &entries)
+                entries.removeValue(for: key)
                 return
             }
-            entries.clock += 1
             // Replaced in place (a revalidation renews an entry on every request): one hash.
-            if let replaced = entries.byKey.updateValue((response, entries.clock, size), forKey: key) {
-                entries.totalBytes -= replaced.size
-            }
-            entries.totalBytes += size
-            while entries.byKey.count > maxEntries || entries.totalBytes > maxBytes {
-                guard let oldest = entries.byKey.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { break }
-                Self.remove(oldest, from: &entries)
+            entries.set(response, size: size, for: key)
+            // The entry just stored is the newest and fits alone, so it is never the one evicted.
+            while entries.count > maxEntries || entries.totalSize > maxBytes {
+                guard entries.removeOldest() != nil else { break }
             }
         }
     }
 
     /// ``remove(for:)`` without the actor hop.
     nonisolated func drop(for key: String) {
-        entries.withLock { Self.remove(key, from: &$0) }
-    }
-
-    private static func remove(_ key: String, from entries: inout Entries) {
-        if let removed = entries.byKey.removeValue(forKey: key) {
-            entries.totalBytes -= removed.size
-        }
+        entries.withLock { $0.removeValue(for: key) }
     }
 }

@@ -115,6 +115,32 @@ struct DiskETagStoreTests {
         #expect(await restarted.cachedResponse(for: "k4") != nil)
     }
 
+    @Test("With 500 entries at the cap, each new one evicts exactly the least recently used")
+    func evictionOrderAtScale() async throws {
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let size = try #require(DiskETagStore.encode(entry("v"), key: "k0")).count
+        let store = DiskETagStore(directory: directory, maxBytes: size * 500)
+        for index in 0..<500 {
+            await store.store(entry("v"), for: "k\(index)")
+        }
+        // Reading k0…k49 makes them the newest: the next 50 entries evict k50…k99.
+        for index in 0..<50 {
+            #expect(await store.cachedResponse(for: "k\(index)") != nil)
+        }
+        for index in 500..<550 {
+            await store.store(entry("v"), for: "k\(index)")
+        }
+        #expect(await store.byteCount == size * 500)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 500)
+        for index in [0, 49, 100, 499, 549] {
+            #expect(await store.cachedResponse(for: "k\(index)") != nil, "k\(index)")
+        }
+        for index in [50, 75, 99] {
+            #expect(await store.cachedResponse(for: "k\(index)") == nil, "k\(index)")
+        }
+    }
+
     @Test("Many tasks may use one store at once")
     func concurrentUse() async throws {
         let directory = makeTemporaryDirectory().appendingPathComponent("etags")
