@@ -35,7 +35,6 @@
                 gn_easy_getinfo_string(handle, CURLINFO_PRIMARY_IP, &address) == CURLE_OK
                 ? address.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } : nil
             let port = long(CURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
-            let method = (request.httpMethod ?? "GET").uppercased()
             let bodySent = count(CURLINFO_SIZE_UPLOAD_T)
             // libcurl's request size counts the bytes it sent in the request buffer: the line and
             // headers, plus an in-memory body (`COPYPOSTFIELDS`) that it sends along with them,

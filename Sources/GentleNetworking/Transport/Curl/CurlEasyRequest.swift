@@ -19,6 +19,9 @@
         /// The request's URL, read once (each read of `URLRequest.url` on Linux bridges a new
         /// `URL` from the `NSURLRequest` underneath).
         let url: URL
+        /// The request's method, uppercased; read once (on Linux every read of
+        /// `URLRequest.httpMethod` bridges a new string from the `NSURLRequest`).
+        let method: String
         /// Unique per stream (0 for other requests), so a stale resume never reaches a newer
         /// stream on a reused handle.
         let transferNumber: UInt64
@@ -107,6 +110,8 @@
             self.pool = pool
             self.request = request
             self.url = url
+            let method = Self.uppercasedMethod(request.httpMethod)
+            self.method = method
             let recorder = ExchangeRecorder.current
             self.recorder = recorder
             self.fetchStart = recorder == nil ? nil : Date()
@@ -143,7 +148,7 @@
                     limits: CurlTransferState.Limits(
                         maxBodyBytes: bodyLimit, maxHeaderCount: configuration.limits.maxHeaderCount,
                         maxHeaderBytes: configuration.limits.maxHeaderBytes),
-                    isHeadRequest: (request.httpMethod ?? "GET").equalsIgnoringASCIICase("HEAD"), url: url))
+                    isHeadRequest: method == "HEAD", url: url))
             if case .stream = sink { ObjectWatch.note(self, "CurlEasyRequest") }
             do {
                 try configure(url: url, configuration: configuration, trust: trust, addedFields: addedFields)
@@ -151,6 +156,14 @@
                 cleanup()
                 throw error
             }
+        }
+
+        /// `method` uppercased, `GET` for `nil`; a method with no lowercase letter (every usual
+        /// one) is returned as it is, without `uppercased()`'s copy.
+        static func uppercasedMethod(_ method: String?) -> String {
+            guard let method else { return "GET" }
+            if method.utf8.allSatisfy({ $0 < 0x80 && !(0x61...0x7A).contains($0) }) { return method }
+            return method.uppercased()
         }
 
         deinit {
@@ -222,7 +235,6 @@
             try check(
                 gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout)), "LOW_SPEED_TIME")
 
-            let method = (request.httpMethod ?? "GET").uppercased()
             // Whether libcurl will send a body, and so could add `Expect: 100-continue` or a form
             // `Content-Type` that must be suppressed.
             var sendsBody = true
