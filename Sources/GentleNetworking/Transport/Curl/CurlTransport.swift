@@ -71,11 +71,12 @@
         /// executor and only the transfer runs on the loop. With the preference, a response's
         /// body is decoded on the thread that received it and no request crosses threads between
         /// its transfer and its decoding. Measured against nginx serving 25 bytes of JSON, 16 in
-        /// flight: in six full `gentle-bench` runs, 1.05x–1.40x the requests per second of the
-        /// same transport without it (a median of 1.36x), at 45–57 against 66–81 µs of CPU per
-        /// request; in 8 interleaved `--load-only 6 16 executor` / `off` pairs, a median 14% less
-        /// CPU per request (0.76x–1.01x) at the same requests per second (median 0.97x). At 1 in
-        /// flight, no consistent difference (0.88x–1.35x across the six runs).
+        /// flight: in twelve full `gentle-bench` runs (2026-12-02 and 03), 0.72x–1.40x the
+        /// requests per second of the same transport without it (a median of 1.12x), at 45–72
+        /// against 64–95 µs of CPU per request (less in every run); in 8 interleaved
+        /// `--load-only 6 16 executor` / `off` pairs, a median 14% less CPU per request
+        /// (0.76x–1.01x) at the same requests per second (median 0.97x). At 1 in flight, no
+        /// consistent difference (0.88x–1.65x across the twelve runs).
         ///
         /// At the edges:
         /// - Everything under the preference shares one thread with every transfer of this
