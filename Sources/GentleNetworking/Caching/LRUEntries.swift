@@ -1,11 +1,12 @@
 /// Values by key in least-recently-used order, with a running total of their sizes: the
-/// bookkeeping of ``InMemoryETagStore`` as a plain value, without locks or limits of its own.
+/// bookkeeping of ``InMemoryETagStore`` (entries) and ``DiskETagStore`` (file names and sizes)
+/// as a plain value, without locks, I/O or limits of its own.
 ///
 /// Every operation costs O(1) whatever the number of entries: a dictionary maps each key to a
 /// slot of one array, and the slots form a doubly linked list from the most to the least recently
 /// used (indices, not references, so there is nothing to retain and no cycle). A removed entry's
-/// slot is reused by the next insertion. The store it replaced scanned every entry for the least
-/// recently used one on each eviction: O(n) per insertion once full, which a caller raising
+/// slot is reused by the next insertion. The stores scanned every entry for the least recently
+/// used one on each eviction before: O(n) per insertion once full, which a caller raising
 /// `maxEntries` to 100,000 would have paid on every new URL.
 struct LRUEntries<Value> {
     private struct Slot {
