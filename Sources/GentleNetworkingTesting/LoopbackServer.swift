@@ -141,20 +141,21 @@ public final class LoopbackServer: Sendable {
     /// Stops accepting, closes every connection and waits (up to 10 s) for every server thread.
     /// Safe to call more than once.
     public func shutdown() {
-        let open = state.withLock { state -> [Int32]? in
-            if state.stopped { return nil }
+        // Under the lock: a connection's thread takes it out of `connections` before closing
+        // it, so every descriptor still listed is open and ours. Outside the lock, a descriptor
+        // closed meanwhile could already be another socket of the process with the same number
+        // (another test's listener), and `shutdown(2)` on it would stop that one.
+        let first = state.withLock { state -> Bool in
+            if state.stopped { return false }
             state.stopped = true
-            return Array(state.connections.values)
+            for descriptor in state.connections.values { POSIXSocket.shutdownBoth(descriptor) }
+            return true
         }
-        guard let open else { return }
-        for descriptor in open {
-            POSIXSocket.shutdownBoth(descriptor)
-        }
+        guard first else { return }
         _ = threads.wait(timeout: .now() + 10)
         // Connections accepted while stopping.
-        let late = state.withLock { Array($0.connections.values) }
-        for descriptor in late {
-            POSIXSocket.shutdownBoth(descriptor)
+        state.withLock { state in
+            for descriptor in state.connections.values { POSIXSocket.shutdownBoth(descriptor) }
         }
         _ = threads.wait(timeout: .now() + 10)
         POSIXSocket.closeDescriptor(listener)
