@@ -128,6 +128,8 @@ struct FaultRow: Sendable {
     var leftover: [TransportKind: (descriptors: Int, threads: Int)] = [:]
     /// For a transport that left something over: which descriptors and threads appeared.
     var leakDetails: [TransportKind: String] = [:]
+    /// How long the wait for the counts to settle took after each transport's run.
+    var settling: [TransportKind: TimeInterval] = [:]
 
     func cell(_ kind: TransportKind) -> String {
         guard let observed = outcomes[kind] else { return "n/a" }

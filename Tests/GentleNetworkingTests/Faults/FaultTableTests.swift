@@ -33,6 +33,7 @@ struct FaultTableTests {
         #endif
 
         let tableBaseline = ProcessResources.now()
+        let tableInventory = ProcessResources.inventory()
         var rows: [FaultRow] = []
         for faultCase in cases {
             var row = FaultRow(name: faultCase.name, expected: faultCase.expected, knownLeaks: faultCase.knownLeaks)
@@ -51,8 +52,10 @@ struct FaultTableTests {
                 let known = faultCase.knownLeaks[kind] != nil
                 // Waits for every thread to end (up to 20 s); a pool worker still alive then is
                 // within the allowance, checked below.
+                let settleStart = DispatchTime.now()
                 let after = await ProcessResources.settled(
                     to: before, extraDescriptors: known ? FaultCase.knownLeakBound : 0)
+                row.settling[kind] = seconds(since: settleStart)
                 row.leftover[kind] = (after.descriptors - before.descriptors, after.threads - before.threads)
                 if after.descriptors > before.descriptors || after.threads > before.threads {
                     row.leakDetails[kind] = ProcessResources.difference(
@@ -68,10 +71,13 @@ struct FaultTableTests {
         let knownRuns = rows.reduce(0) { $0 + $1.knownLeaks.count }
         let end = await ProcessResources.settled(
             to: tableBaseline, extraDescriptors: knownRuns * FaultCase.knownLeakBound, timeout: 60)
-        #expect(end.threads <= tableBaseline.threads, "threads after the table: \(end), before: \(tableBaseline)")
+        let endDetails = ProcessResources.difference(from: tableInventory, to: ProcessResources.inventory())
+        #expect(
+            end.threads <= tableBaseline.threads,
+            "threads after the table: \(end), before: \(tableBaseline); \(endDetails)")
         #expect(
             end.descriptors <= tableBaseline.descriptors + knownRuns * FaultCase.knownLeakBound,
-            "descriptors after the table: \(end), before: \(tableBaseline)")
+            "descriptors after the table: \(end), before: \(tableBaseline); \(endDetails)")
 
         for row in rows {
             for kind in TransportKind.all {
@@ -180,6 +186,14 @@ enum FaultReport {
                 "- A libdispatch worker still idle when a URLSession case ended: corelibs runs transfers on "
                     + "libdispatch's shared pool, and keeps working on a cancelled one for a while; the worker "
                     + "belongs to no case, so the table requires only that every thread is gone at its end.")
+        }
+        let settles = rows.flatMap { row in row.settling.map { (row.name, $0.key, $0.value) } }
+        if let longest = settles.max(by: { $0.2 < $1.2 }) {
+            let total = settles.reduce(0) { $0 + $1.2 }
+            footnotes.append(
+                "- Waiting for descriptors and threads to settle after the cases: "
+                    + String(format: "%.1f s in all, the longest %.1f s", total, longest.2)
+                    + " (\(longest.0) on \(longest.1)).")
         }
         return (lines + (footnotes.isEmpty ? [] : [""] + footnotes)).joined(separator: "\n")
     }
