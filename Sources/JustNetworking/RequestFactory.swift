@@ -44,7 +44,7 @@ public struct RequestFactory: Sendable {
     ///   cleared) and the router overrides neither ``Router/baseURL`` nor ``Router/completeURL``.
     ///   ``JustNetworkingError/invalidRequest(reason:)`` when ``addHeaders(_:)`` refused a header
     ///   (a name that is not an HTTP token, a value with CR, LF or NUL) or the built request
-    ///   carries a header name that is not a token.
+    ///   carries a header name or a method (set by a builder) that is not a token.
     public func makeURLRequest() throws(JustNetworkingError) -> URLRequest {
         // One read of the URL: the global base URL may change between two.
         let url = router.completeURL
@@ -53,12 +53,13 @@ public struct RequestFactory: Sendable {
         }
         let (built, problem) = HeaderProblems.collecting { request(for: url) }
         if let problem { throw .invalidRequest(reason: problem) }
-        for (name, value) in built.allHTTPHeaderFields ?? [:] {
-            do throws(TransportError) {
+        do throws(TransportError) {
+            try RequestValidator.validateMethod(built.httpMethod, url: url)
+            for (name, value) in built.allHTTPHeaderFields ?? [:] {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
-            } catch {
-                throw .invalidRequest(reason: error.message)
             }
+        } catch {
+            throw .invalidRequest(reason: error.message)
         }
         return built
     }

@@ -15,11 +15,15 @@ enum RequesterDelivery {
         for request: T, response: @escaping RequestResponse<T.Response>
     ) -> URLRequest? {
         do {
-            let urlRequest = try request.makeURLRequest()
+            var urlRequest = try request.makeURLRequest()
             do throws(TransportError) {
                 try RequestValidator.validate(urlRequest)
             } catch {
                 throw JustNetworkingError.invalidRequest(reason: error.message)
+            }
+            // Sent as every transport sends it, whichever requester runs it.
+            if let method = urlRequest.httpMethod, RequestValidator.uppercasedMethod(method) != method {
+                urlRequest.httpMethod = RequestValidator.uppercasedMethod(method)
             }
             return urlRequest
         } catch {

@@ -320,6 +320,53 @@ struct RequesterOnTheWireTests {
         #expect(server.receivedRequests.isEmpty)
         #expect(throws: JustNetworkingError.invalidRequest(reason: reason)) { try factory.makeURLRequest() }
     }
+
+    @Test(
+        "A builder that sets a method with CR/LF fails with invalidRequest; nothing is sent",
+        arguments: RequesterKind.allCases)
+    func invalidMethod(kind: RequesterKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let (factory, delivery) = await sendSettingMethod(
+            "GET /h HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET", to: server, via: kind)
+
+        guard case .invalidRequest(let reason) = delivery.error as? JustNetworkingError else {
+            Issue.record("expected invalidRequest, got \(String(describing: delivery.error))")
+            return
+        }
+        #expect(reason.contains("is not a valid HTTP method"), "\(reason)")
+        #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0)
+        #expect(throws: JustNetworkingError.invalidRequest(reason: reason)) { try factory.makeURLRequest() }
+    }
+
+    @Test("A builder's lowercase method goes out uppercased on both requesters", arguments: RequesterKind.allCases)
+    func lowercaseMethod(kind: RequesterKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let (_, delivery) = await sendSettingMethod("patch", to: server, via: kind)
+
+        #expect(delivery.error == nil, "\(String(describing: delivery.error))")
+        #expect(server.receivedRequests.map(\.method) == ["PATCH"])
+    }
+
+    /// Sends a request to `/h` (answered 204) whose builder sets `method`, checking that the
+    /// callback runs on the request's queue.
+    private func sendSettingMethod(
+        _ method: String, to server: LoopbackServer, via kind: RequesterKind
+    ) async -> (RequestFactory, Delivery<Void>) {
+        server.route(nil, "/h") { _ in .status(204) }
+        let marked = MarkedQueue()
+        let factory = RequestFactory(router: FixedBaseRouter(server.baseURL, "h")) { request in
+            var request = request
+            request.httpMethod = method
+            return request
+        }
+        let delivery = await deliver(
+            RequestType<Void>(responseQueue: marked.queue, requestFactory: factory), via: kind.make(), checking: marked)
+        #expect(delivery.onResponseQueue)
+        return (factory, delivery)
+    }
 }
 
 /// The two header injections the validation tests try.

@@ -8,6 +8,7 @@ import Foundation
 /// compatibility modules:
 ///
 /// - Only `http` and `https` URLs with a host are sent.
+/// - The method is an RFC 9110 token, so it cannot rewrite the request line or add one.
 /// - Header names are RFC 9110 tokens (`!#$%&'*+-.^_`|~`, digits and letters), so a name can
 ///   never carry CR/LF and inject a header line.
 /// - Header values contain no CR, LF or NUL. Foundation silently drops such a value when it is
@@ -33,6 +34,39 @@ public enum RequestValidator {
     /// them as they are; RFC 9110 calls them obsolete but not forbidden).
     public static func isValidHeaderValue(_ value: String) -> Bool {
         !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    /// Whether `method` may be sent as a request method: a non-empty RFC 9110 token (§9.1), so
+    /// it cannot carry a space, CR, LF or NUL into the request line. Neither libcurl nor
+    /// corelibs checks it: `"GET / HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET"` went out as two
+    /// requests, the first with a header of the caller's making.
+    public static func isValidMethod(_ method: String) -> Bool {
+        isValidHeaderName(method)
+    }
+
+    /// Checks a request's method (`nil` is `GET`, and valid); the error quotes the method with
+    /// its control characters escaped.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    public static func validateMethod(_ method: String?, url: URL?) throws(TransportError) {
+        guard let method, !isValidMethod(method) else { return }
+        throw TransportError(
+            .invalidRequest, url: url,
+            message:
+                "The method \(method.isEmpty ? "\"\"" : describeName(method)) is not a valid HTTP method "
+                + "(RFC 9110 token); the request was not sent.")
+    }
+
+    /// The method as every transport sends it: uppercased, `GET` for `nil`. Method tokens are
+    /// case-sensitive (RFC 9110 §9.1), and corelibs uppercases `post`, `get`, `head`, `put` and
+    /// `delete` when they are set on a `URLRequest` but leaves `patch` or `Options` as given:
+    /// without this, `patch` went out as `PATCH` on one transport and `patch` on the other.
+    /// A method with no lowercase letter (every usual one) is returned as it is, without
+    /// `uppercased()`'s copy.
+    package static func uppercasedMethod(_ method: String?) -> String {
+        guard let method else { return "GET" }
+        if method.utf8.allSatisfy({ $0 < 0x80 && !(0x61...0x7A).contains($0) }) { return method }
+        return method.uppercased()
     }
 
     /// Checks one header; the error names the header, never its value.
@@ -64,7 +98,7 @@ public enum RequestValidator {
         request.setValue(value, forHTTPHeaderField: name)
     }
 
-    /// Checks the URL scheme and host and every header `request` carries.
+    /// Checks the URL scheme and host, the method and every header `request` carries.
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
     public static func validate(_ request: URLRequest) throws(TransportError) {
@@ -72,6 +106,7 @@ public enum RequestValidator {
             throw TransportError(.invalidRequest, url: nil, message: "The request has no URL.")
         }
         try validateURL(url)
+        try validateMethod(request.httpMethod, url: url)
         guard let fields = request.allHTTPHeaderFields else { return }
         for (name, value) in fields {
             try validateHeader(name: name, value: value, url: url)

@@ -165,6 +165,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         try Task.checkCancellation()
         try RequestValidator.validate(request)
         var sent = request
+        if let method = request.httpMethod, RequestValidator.uppercasedMethod(method) != method {
+            sent.httpMethod = RequestValidator.uppercasedMethod(method)
+        }
         // Any Double is accepted: a value corelibs could trap on is never handed to it.
         let idle =
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)

@@ -55,6 +55,46 @@ struct CarelessCallerTests {
         #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
     }
 
+    @Test(
+        "A method that is not an RFC 9110 token is .invalidRequest on every kind of transfer; nothing is sent",
+        arguments: TransportKind.all)
+    func methodInjection(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let transport = try kind.make()
+        let file = makeTemporaryDirectory().appendingPathComponent("upload.bin")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        try Data("body".utf8).write(to: file)
+        // Without the check, the first went out as two requests, the first carrying X-Injected.
+        let methods = ["GET /x HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET", "GE T", "GET\0", "PÜT", "GET\t"]
+        for method in methods {
+            var built = URLRequest(url: server.url("/x"))
+            built.httpMethod = method
+            let request = built
+            var sends: [(String, @Sendable () async throws -> Void)] = [
+                ("data", { _ = try await transport.data(for: request) }),
+                ("stream", { _ = try await transport.stream(for: request) }),
+            ]
+            if let files = transport as? any FileTransferTransport {
+                let destination = file.deletingLastPathComponent().appendingPathComponent("download.bin")
+                sends.append(("upload", { _ = try await files.upload(for: request, fromFile: file, progress: nil) }))
+                sends.append(
+                    ("download", { _ = try await files.download(for: request, to: destination, progress: nil) }))
+            }
+            for (name, send) in sends {
+                do {
+                    try await send()
+                    Issue.record("\(name) with the method \(method.debugDescription) was sent")
+                } catch let error as TransportError {
+                    #expect(error.code == .invalidRequest, "\(name), \(method.debugDescription): \(error)")
+                    #expect(error.message.contains("is not a valid HTTP method"), "\(error.message)")
+                }
+            }
+        }
+        #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
+    }
+
     @Test("Only http and https URLs are sent, on every transport", arguments: TransportKind.all)
     func schemes(kind: TransportKind) async throws {
         let transport = try kind.make()

@@ -38,30 +38,6 @@
             #expect(server.receivedRequests.count == 2)
         }
 
-        @Test("A lowercase method goes out uppercased, with its body")
-        func lowercaseMethods() async throws {
-            let server = try LoopbackServer()
-            defer { server.shutdown() }
-            server.route(nil, "/echo") { request in .text("\(request.method) \(request.body.count)") }
-            let transport = try CurlTransport()
-
-            // corelibs uppercases the usual methods when they are set (post, get, head…), not
-            // these two: the transport must.
-            var patch = URLRequest(url: server.url("/echo"))
-            patch.httpMethod = "patch"
-            patch.httpBody = Data("hello".utf8)
-            let (patched, _) = try await transport.data(for: patch)
-            #expect(patched == Data("PATCH 5".utf8))
-
-            var options = URLRequest(url: server.url("/echo"))
-            options.httpMethod = "options"
-            let (answered, _) = try await transport.data(for: options)
-            #expect(answered == Data("OPTIONS 0".utf8))
-
-            #expect(server.receivedRequests.map(\.method) == ["PATCH", "OPTIONS"])
-            #expect(server.requests(path: "/echo").first?.body == Data("hello".utf8))
-        }
-
         @Test("An upload answered 307 sends the same method and the whole file again to the new location")
         func uploadTemporaryRedirect() async throws {
             let server = try LoopbackServer()

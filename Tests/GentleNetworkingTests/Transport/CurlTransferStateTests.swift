@@ -273,18 +273,3 @@ struct CurlTransferStateTests {
         #expect(state.phase == .ended)
     }
 }
-
-#if canImport(CCurl)
-    @Suite("CurlEasyRequest.uppercasedMethod")
-    struct CurlMethodTests {
-        @Test("Uppercases what has a lowercase letter, keeps the rest, and defaults to GET")
-        func uppercased() {
-            #expect(CurlEasyRequest.uppercasedMethod(nil) == "GET")
-            #expect(CurlEasyRequest.uppercasedMethod("GET") == "GET")
-            #expect(CurlEasyRequest.uppercasedMethod("M-SEARCH") == "M-SEARCH")
-            #expect(CurlEasyRequest.uppercasedMethod("post") == "POST")
-            #expect(CurlEasyRequest.uppercasedMethod("Patch") == "PATCH")
-            #expect(CurlEasyRequest.uppercasedMethod("pröpfind") == "pröpfind".uppercased())
-        }
-    }
-#endif

@@ -96,8 +96,10 @@
                 Self.release(sink: sink, source: source)
                 throw TransportError(.invalidRequest, url: nil, message: "The request has no URL.")
             }
+            let method = RequestValidator.uppercasedMethod(request.httpMethod)
             do throws(TransportError) {
                 try RequestValidator.validateURL(url)
+                try RequestValidator.validateMethod(method, url: url)
             } catch {
                 Self.release(sink: sink, source: source)
                 throw error
@@ -110,7 +112,6 @@
             self.pool = pool
             self.request = request
             self.url = url
-            let method = Self.uppercasedMethod(request.httpMethod)
             self.method = method
             let recorder = ExchangeRecorder.current
             self.recorder = recorder
@@ -156,14 +157,6 @@
                 cleanup()
                 throw error
             }
-        }
-
-        /// `method` uppercased, `GET` for `nil`; a method with no lowercase letter (every usual
-        /// one) is returned as it is, without `uppercased()`'s copy.
-        static func uppercasedMethod(_ method: String?) -> String {
-            guard let method else { return "GET" }
-            if method.utf8.allSatisfy({ $0 < 0x80 && !(0x61...0x7A).contains($0) }) { return method }
-            return method.uppercased()
         }
 
         deinit {
