@@ -15,17 +15,13 @@ enum RequesterDelivery {
         for request: T, response: @escaping RequestResponse<T.Response>
     ) -> URLRequest? {
         do {
-            var urlRequest = try request.makeURLRequest()
+            let urlRequest = try request.makeURLRequest()
+            // Sent as every transport sends it, whichever requester runs it.
             do throws(TransportError) {
-                try RequestValidator.validate(urlRequest)
+                return try RequestValidator.prepared(urlRequest)
             } catch {
                 throw JustNetworkingError.invalidRequest(reason: error.message)
             }
-            // Sent as every transport sends it, whichever requester runs it.
-            if let method = urlRequest.httpMethod, RequestValidator.uppercasedMethod(method) != method {
-                urlRequest.httpMethod = RequestValidator.uppercasedMethod(method)
-            }
-            return urlRequest
         } catch {
             deliver(.failure(error), for: request, response: response)
             return nil

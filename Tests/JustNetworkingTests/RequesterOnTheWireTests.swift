@@ -350,16 +350,53 @@ struct RequesterOnTheWireTests {
         #expect(server.receivedRequests.map(\.method) == ["PATCH"])
     }
 
+    @Test(
+        "A builder's Content-Length that contradicts the body fails with invalidRequest; one that agrees is sent once",
+        arguments: RequesterKind.allCases)
+    func contradictoryContentLength(kind: RequesterKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let (factory, refused) = await sendBuilt(to: server, via: kind) { request in
+            request.httpMethod = "POST"
+            request.httpBody = Data("hello world".utf8)
+            request.setValue("5", forHTTPHeaderField: "Content-Length")
+        }
+        guard case .invalidRequest(let reason) = refused.error as? JustNetworkingError else {
+            Issue.record("expected invalidRequest, got \(String(describing: refused.error))")
+            return
+        }
+        #expect(reason.contains("Content-Length"), "\(reason)")
+        #expect(server.receivedRequests.isEmpty)
+        #expect(throws: Never.self) { try factory.makeURLRequest() }
+
+        let (_, sent) = await sendBuilt(to: server, via: kind) { request in
+            request.httpMethod = "POST"
+            request.httpBody = Data("hello".utf8)
+            request.setValue("5", forHTTPHeaderField: "Content-Length")
+        }
+        #expect(sent.error == nil, "\(String(describing: sent.error))")
+        let lengths = server.receivedRequests.map { $0.headers.filter { $0.name.lowercased() == "content-length" } }
+        #expect(lengths.map { $0.map(\.value) } == [["5"]])
+    }
+
     /// Sends a request to `/h` (answered 204) whose builder sets `method`, checking that the
     /// callback runs on the request's queue.
     private func sendSettingMethod(
         _ method: String, to server: LoopbackServer, via kind: RequesterKind
     ) async -> (RequestFactory, Delivery<Void>) {
+        await sendBuilt(to: server, via: kind) { $0.httpMethod = method }
+    }
+
+    /// Sends a request to `/h` (answered 204) that `build` changes, checking that the callback
+    /// runs on the request's queue.
+    private func sendBuilt(
+        to server: LoopbackServer, via kind: RequesterKind, _ build: @escaping @Sendable (inout URLRequest) -> Void
+    ) async -> (RequestFactory, Delivery<Void>) {
         server.route(nil, "/h") { _ in .status(204) }
         let marked = MarkedQueue()
         let factory = RequestFactory(router: FixedBaseRouter(server.baseURL, "h")) { request in
             var request = request
-            request.httpMethod = method
+            build(&request)
             return request
         }
         let delivery = await deliver(

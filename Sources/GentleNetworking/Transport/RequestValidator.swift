@@ -69,6 +69,64 @@ public enum RequestValidator {
         return method.uppercased()
     }
 
+    /// `request` as it is sent when a `URLSession` sends it: checked (``validate(_:)``), its
+    /// method uppercased (``uppercasedMethod(_:)``), and a `Content-Length` that agrees with
+    /// its body left out (``isFramingField(name:value:bodyLength:url:)``). What
+    /// ``URLSessionTransport`` and both compatibility modules' own `URLSession` paths send;
+    /// ``CurlTransport`` applies the same rules as it builds its header list.
+    ///
+    /// - Parameter bodyLength: the size of a body that is not `httpBody` (an upload from a
+    ///   file); by default `httpBody`'s, or unknown for an `httpBodyStream`.
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    package static func prepared(_ request: URLRequest, bodyLength: Int64? = nil) throws(TransportError) -> URLRequest {
+        try validate(request)
+        var sent = request
+        if let method = request.httpMethod, uppercasedMethod(method) != method {
+            sent.httpMethod = uppercasedMethod(method)
+        }
+        let length = bodyLength ?? (request.httpBodyStream == nil ? Int64(request.httpBody?.count ?? 0) : nil)
+        for (name, value) in request.allHTTPHeaderFields ?? [:]
+        where try isFramingField(name: name, value: value, bodyLength: length, url: request.url) {
+            sent.setValue(nil, forHTTPHeaderField: name)
+        }
+        return sent
+    }
+
+    /// Whether the request header `name: value` is framing the transport does itself, to be
+    /// left out; throws when it contradicts the body that will be sent.
+    ///
+    /// The transport frames the body (`Content-Length`, or chunks for a body stream), so a
+    /// caller's own framing is at best redundant: a `Content-Length` equal to `bodyLength` is
+    /// dropped; a different or malformed one, or any `Transfer-Encoding`, is refused. Sent as
+    /// given, a shorter length left the rest of the body on the connection (read as the start
+    /// of the next request on it), a longer one held the server waiting until the idle timeout,
+    /// on both transports. `bodyLength` is `nil` when the body is a stream of unknown length:
+    /// its `Content-Length` is the caller's to give, and is kept.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    package static func isFramingField(
+        name: String, value: String, bodyLength: Int64?, url: URL?
+    ) throws(TransportError) -> Bool {
+        if name.equalsIgnoringASCIICase("Transfer-Encoding") {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message: "The request sets Transfer-Encoding; the transport frames the body itself. Not sent.")
+        }
+        guard name.equalsIgnoringASCIICase("Content-Length") else { return false }
+        guard let bodyLength else { return false }
+        let digits = value.trimmingCharacters(in: .whitespaces)
+        if !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            ContentLength.parse(digits) == bodyLength
+        {
+            return true
+        }
+        throw TransportError(
+            .invalidRequest, url: url,
+            message:
+                "The request's Content-Length (\(describeName(value))) does not match its body "
+                + "(\(bodyLength) bytes). Not sent.")
+    }
+
     /// Checks one header; the error names the header, never its value.
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.

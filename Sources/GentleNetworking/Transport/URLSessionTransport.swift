@@ -163,11 +163,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         _ request: URLRequest, bodyLimit: Int64?, streamBuffer: Int?
     ) async throws -> (SessionBody, HTTPURLResponse) {
         try Task.checkCancellation()
-        try RequestValidator.validate(request)
-        var sent = request
-        if let method = request.httpMethod, RequestValidator.uppercasedMethod(method) != method {
-            sent.httpMethod = RequestValidator.uppercasedMethod(method)
-        }
+        var sent = try RequestValidator.prepared(request)
         // Any Double is accepted: a value corelibs could trap on is never handed to it.
         let idle =
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)

@@ -157,7 +157,8 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     /// completion go to the ``NetworkEngineConfiguration/sessionDelegate`` given to
     /// ``configure(with:)``. The task is resumed and returned.
     ///
-    /// The request is validated first (header names and values, `http`/`https` only). It goes
+    /// The request is checked first (method, header names and values, `http`/`https` only, a
+    /// `Content-Length` that contradicts the body). It goes
     /// through that `URLSession`, so the response limits and deadlines of the GentleNetworking
     /// transports do not apply; ``NetworkManager``'s transfers (``download(_:to:progress:)``)
     /// have them.
@@ -167,8 +168,8 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     ///   a `TransportError` for a request that may not be sent.
     @discardableResult
     open func submitBackgroundDownload(_ request: URLRequest) throws -> Cancelable {
-        let session = try delegateSession(for: request)
-        let task = session.downloadTask(with: request)
+        let (session, sent) = try delegateSession(for: request)
+        let task = session.downloadTask(with: sent)
         task.taskDescription = "\(request: request)"
         task.resume()
         return task
@@ -181,20 +182,24 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     /// - Throws: As ``submitBackgroundDownload(_:)``.
     @discardableResult
     open func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable {
-        let session = try delegateSession(for: request)
-        let task = session.uploadTask(with: request, fromFile: fileUrl)
+        let size = (try? FileManager.default.attributesOfItem(atPath: fileUrl.path)[.size] as? NSNumber)?.int64Value
+        let (session, sent) = try delegateSession(for: request, bodyLength: size)
+        let task = session.uploadTask(with: sent, fromFile: fileUrl)
         task.taskDescription = "\(request: request)"
         task.resume()
         return task
     }
 
-    /// The delegate session, after checking that `request` may be sent.
-    private func delegateSession(for request: URLRequest) throws -> URLSession {
+    /// The delegate session, and `request` as it is sent
+    /// (``GentleNetworking/RequestValidator/prepared(_:bodyLength:)``: checked, its method
+    /// uppercased, a `Content-Length` that agrees with a body of `bodyLength` bytes left out).
+    private func delegateSession(
+        for request: URLRequest, bodyLength: Int64? = nil
+    ) throws -> (URLSession, URLRequest) {
         lock.lock()
         let session = configuredSession
         lock.unlock()
         guard let session else { throw NetworkError.notConfigured }
-        try RequestValidator.validate(request)
-        return session
+        return (session, try RequestValidator.prepared(request, bodyLength: bodyLength))
     }
 }

@@ -95,6 +95,77 @@ struct CarelessCallerTests {
         #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
+    @Test(
+        "A Content-Length that contradicts the body, or a Transfer-Encoding, is .invalidRequest; nothing is sent",
+        arguments: TransportKind.all)
+    func contradictoryFraming(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/x") { request in .text("\(request.method) \(request.body.count)") }
+        let transport = try kind.make()
+        // A shorter length would leave the rest of the body on the connection, read as the start
+        // of the next request on it; a longer one holds the server waiting for bytes never sent.
+        let contradictions: [(method: String, body: String?, name: String, value: String)] = [
+            ("POST", "hello world", "Content-Length", "5"),
+            ("PUT", "hello", "Content-Length", "50"),
+            ("GET", nil, "Content-Length", "10"),
+            ("POST", "hello", "Content-Length", "5, 5"),
+            ("POST", "hello", "Content-Length", "-5"),
+            ("POST", "hello", "content-length", "+5"),
+            ("POST", "hello", "Transfer-Encoding", "chunked"),
+            ("GET", nil, "Transfer-Encoding", "chunked"),
+        ]
+        for contradiction in contradictions {
+            var request = URLRequest(url: server.url("/x"))
+            request.httpMethod = contradiction.method
+            request.httpBody = contradiction.body.map { Data($0.utf8) }
+            request.setValue(contradiction.value, forHTTPHeaderField: contradiction.name)
+            let label =
+                "\(contradiction.method) \(contradiction.body ?? "<none>") \(contradiction.name): \(contradiction.value)"
+            do {
+                let (body, _) = try await transport.data(for: request)
+                Issue.record("\(label) was sent; the server answered \(String(decoding: body, as: UTF8.self))")
+            } catch let error as TransportError {
+                #expect(error.code == .invalidRequest, "\(label): \(error)")
+                #expect(
+                    error.message.lowercased().contains(contradiction.name.lowercased()), "\(label): \(error.message)")
+            }
+        }
+        // An upload from a file: its length is the file's.
+        if let files = transport as? any FileTransferTransport {
+            let file = makeTemporaryDirectory().appendingPathComponent("upload.bin")
+            defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+            try Data("hello".utf8).write(to: file)
+            var upload = URLRequest(url: server.url("/x"))
+            upload.httpMethod = "PUT"
+            upload.setValue("4", forHTTPHeaderField: "Content-Length")
+            await #expect(throws: TransportError.self) {
+                _ = try await files.upload(for: upload, fromFile: file, progress: nil)
+            }
+            upload.setValue("5", forHTTPHeaderField: "Content-Length")
+            let (answer, _) = try await files.upload(for: upload, fromFile: file, progress: nil)
+            #expect(answer == Data("PUT 5".utf8))
+            #expect(server.receivedRequests.count == 1)
+            server.clearRecordedRequests()
+        }
+        #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
+
+        // A length that agrees with the body is sent once, as the transport frames it.
+        for (method, body, value) in [("POST", "hello", "5"), ("PUT", "hello", "005"), ("GET", "", "0")] {
+            var request = URLRequest(url: server.url("/x"))
+            request.httpMethod = method
+            request.httpBody = body.isEmpty ? nil : Data(body.utf8)
+            request.setValue(value, forHTTPHeaderField: "Content-Length")
+            let (answer, response) = try await transport.data(for: request)
+            #expect(response.statusCode == 200)
+            #expect(answer == Data("\(method) \(body.utf8.count)".utf8))
+        }
+        let lengths = server.receivedRequests.map { request in
+            request.headers.filter { $0.name.lowercased() == "content-length" }.map(\.value)
+        }
+        #expect(lengths == [["5"], ["5"], []] || lengths == [["5"], ["5"], ["0"]], "\(lengths)")
+    }
+
     @Test("Only http and https URLs are sent, on every transport", arguments: TransportKind.all)
     func schemes(kind: TransportKind) async throws {
         let transport = try kind.make()

@@ -231,8 +231,11 @@
             // Whether libcurl will send a body, and so could add `Expect: 100-continue` or a form
             // `Content-Type` that must be suppressed.
             var sendsBody = true
+            // The length of the body libcurl will send, which a caller's Content-Length must match.
+            var bodyLength: Int64 = 0
             switch source {
             case .file(_, let size):
+                bodyLength = size
                 if method == "POST" {
                     try check(gn_easy_setopt_long(handle, CURLOPT_POST, 1), "POST")
                     try check(gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(size)), "body size")
@@ -259,6 +262,7 @@
                 }
                 sendsBody = method != "HEAD" && (body != nil || method == "POST")
                 if method != "HEAD", let body = body ?? (method == "POST" ? Data() : nil) {
+                    bodyLength = Int64(body.count)
                     try check(
                         gn_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
                     try body.withUnsafeBytes { raw in
@@ -288,6 +292,9 @@
             var hasUserAgent = false
             func add(_ name: String, _ value: String) throws {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
+                if try RequestValidator.isFramingField(name: name, value: value, bodyLength: bodyLength, url: url) {
+                    return
+                }
                 if name.equalsIgnoringASCIICase("Accept-Encoding") {
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
                     return
