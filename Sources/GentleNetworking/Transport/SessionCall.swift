@@ -51,6 +51,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var systemTransactions: [TransactionMetrics]?
         /// The request of the current hop, once a redirect was followed.
         var currentRequest: URLRequest?
+        /// Linux: the next request of a redirect that keeps the body, which corelibs cannot
+        /// send again: the transport follows it with a call of its own.
+        var bodyRedirect: URLRequest?
     }
 
     private let state: Locked<State>
@@ -70,10 +73,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     ///   - streamBuffer: The stream mode's buffer size in bytes; `nil` for the whole-body mode.
     ///   - streamSpillLimit: Linux, stream mode: the most unread bytes kept on disk past
     ///     `streamBuffer` (corelibs cannot pause). Apple platforms suspend the task instead.
+    ///   - tracker: The redirects followed so far, when this call continues an exchange (a
+    ///     redirect that keeps the body, on Linux); a new tracker by default.
     init(
         request: URLRequest, maxRedirects: Int, limits: ResponseLimits, bodyLimit: Int64?,
         idleTimeout: TimeInterval, totalTimeout: TimeInterval?, streamBuffer: Int? = nil,
-        streamSpillLimit: Int64 = 0
+        streamSpillLimit: Int64 = 0, tracker: RedirectTracker? = nil
     ) {
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             self.buffer = streamBuffer.map { ChunkBuffer(highWater: $0) }
@@ -89,9 +94,16 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         self.state = Locked(
             State(
                 lastActivity: now,
-                tracker: RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects), hopStart: now))
+                tracker: tracker ?? RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects),
+                hopStart: now))
         super.init()
         ObjectWatch.note(self, "SessionCall")
+    }
+
+    /// The next request of a redirect that keeps the body (Linux), and the redirects followed
+    /// so far, once the call ended with that redirect's 3xx; `nil` otherwise.
+    var bodyRedirect: (next: URLRequest, tracker: RedirectTracker)? {
+        state.withLock { state in state.bodyRedirect.map { ($0, state.tracker) } }
     }
 
     func setContinuation(_ continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>) {
@@ -408,6 +420,18 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 state.redirectFailure = error
                 return nil
             }
+            #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+                // corelibs sends a hop that keeps the method (307, 308, a PUT on 301) with an
+                // empty body, whatever request is returned here: the 3xx ends this call, and the
+                // transport sends the next request, made by the rule CurlTransport follows.
+                let previous = state.currentRequest ?? request
+                if let next = state.tracker.nextRequest(after: response, for: previous),
+                    next.url == newRequest.url, next.httpBody.map({ !$0.isEmpty }) == true
+                {
+                    state.bodyRedirect = next
+                    return nil
+                }
+            #endif
             return state.tracker.strippingCredentials(newRequest, for: newRequest.url)
         }
         if let recorder, let next {

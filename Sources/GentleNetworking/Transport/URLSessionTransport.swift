@@ -163,18 +163,39 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         _ request: URLRequest, bodyLimit: Int64?, streamBuffer: Int?
     ) async throws -> (SessionBody, HTTPURLResponse) {
         try Task.checkCancellation()
-        var sent = try RequestValidator.prepared(request)
+        var sent = try RequestValidator.prepared(try await RequestBodyStream.reading(request))
         // Any Double is accepted: a value corelibs could trap on is never handed to it.
         let idle =
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)
             ?? 60
         sent.timeoutInterval = idle
-        let prepared = sent
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
-        let call = SessionCall(
-            request: sent, maxRedirects: maxRedirects, limits: limits, bodyLimit: bodyLimit,
-            idleTimeout: idle, totalTimeout: deadlines.compactMap { $0 }.min(), streamBuffer: streamBuffer,
-            streamSpillLimit: streamSpillLimit)
+        let total = deadlines.compactMap { $0 }.min()
+        let start = DispatchTime.now().uptimeNanoseconds
+        var tracker: RedirectTracker?
+        while true {
+            // Each call gets what is left of the total deadline.
+            let elapsed = TimeInterval(DispatchTime.now().uptimeNanoseconds &- start) / 1_000_000_000
+            let call = SessionCall(
+                request: sent, maxRedirects: maxRedirects, limits: limits, bodyLimit: bodyLimit,
+                idleTimeout: idle, totalTimeout: total.map { max(0.001, $0 - elapsed) }, streamBuffer: streamBuffer,
+                streamSpillLimit: streamSpillLimit, tracker: tracker)
+            let (body, response) = try await run(call, sending: sent)
+            // Linux: a redirect that keeps the body, which corelibs would send without it.
+            guard let (next, followed) = call.bodyRedirect else { return (body, response) }
+            if case .stream(let stream) = body { stream.cancel() }
+            if let recorder = ExchangeRecorder.current {
+                followed.noteHop(status: response.statusCode, from: sent, to: next, recorder: recorder)
+            }
+            try Task.checkCancellation()
+            tracker = followed
+            sent = next
+        }
+    }
+
+    /// Runs `call`, sending `sent` on a new task of the session.
+    private func run(_ call: SessionCall, sending sent: URLRequest) async throws -> (SessionBody, HTTPURLResponse) {
+        let prepared = sent
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 call.setContinuation(continuation)

@@ -166,6 +166,53 @@ struct CarelessCallerTests {
         #expect(lengths == [["5"], ["5"], []] || lengths == [["5"], ["5"], ["0"]], "\(lengths)")
     }
 
+    @Test(
+        "A body stream is sent whole, and a redirect that keeps the body sends it again", arguments: TransportKind.all)
+    func bodyStream(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/x") { request in .text("\(request.method) \(request.body.count)") }
+        server.route(nil, "/moved") { _ in .redirect(to: "/x", status: 307) }
+        let transport = try kind.make()
+        let body = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
+        for path in ["/x", "/moved"] {
+            var request = URLRequest(url: server.url(path))
+            request.httpMethod = "POST"
+            request.httpBodyStream = InputStream(data: body)
+            let (answer, _) = try await transport.data(for: request)
+            #expect(answer == Data("POST 100000".utf8), "\(path)")
+        }
+        #expect(server.receivedRequests.map(\.path) == ["/x", "/moved", "/x"])
+        #expect(server.receivedRequests.map(\.body) == [body, body, body])
+        server.clearRecordedRequests()
+
+        // A stream that cannot be read is refused before anything is sent.
+        var unreadable = URLRequest(url: server.url("/x"))
+        unreadable.httpMethod = "POST"
+        unreadable.httpBodyStream = InputStream(url: makeTemporaryDirectory().appendingPathComponent("missing"))
+        do {
+            _ = try await transport.data(for: unreadable)
+            Issue.record("a request with an unreadable body stream was sent")
+        } catch let error as TransportError {
+            #expect(error.code == .invalidRequest)
+            #expect(error.message.contains("body stream failed"), "\(error.message)")
+        }
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test("An endless body stream stops at the limit with .invalidRequest")
+    func endlessBodyStream() throws {
+        let result = RequestBodyStream.readAll(EndlessStream(), limit: 1_000_000, url: nil)
+        guard case .failure(let error) = result else {
+            Issue.record("an endless stream was read whole")
+            return
+        }
+        #expect(error.code == .invalidRequest)
+        #expect(error.message.contains("more than 1000000 bytes"), "\(error.message)")
+        let exact = RequestBodyStream.readAll(InputStream(data: Data(count: 1_000_000)), limit: 1_000_000, url: nil)
+        #expect((try? exact.get())?.count == 1_000_000)
+    }
+
     @Test("Only http and https URLs are sent, on every transport", arguments: TransportKind.all)
     func schemes(kind: TransportKind) async throws {
         let transport = try kind.make()
@@ -253,4 +300,17 @@ struct CarelessCallerTests {
             #expect(CurlEasyRequest.liveCount <= before, "\(CurlEasyRequest.liveCount - before) requests leaked")
         }
     #endif
+}
+
+/// A stream of zeros that never ends.
+private final class EndlessStream: InputStream {
+    override init(data: Data) { super.init(data: data) }
+    convenience init() { self.init(data: Data()) }
+    override var hasBytesAvailable: Bool { true }
+    override func open() {}
+    override func close() {}
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        buffer.update(repeating: 0, count: length)
+        return length
+    }
 }

@@ -198,6 +198,42 @@ struct TransactionMetricsWireTests {
     }
 
     @Test(
+        "Redirects that keep the body: the body on every hop, one transaction and one redirect record per hop",
+        arguments: TransportKind.all)
+    func bodyKeepingRedirects(kind: TransportKind) async throws {
+        let logger = RecordingLogger()
+        let harness = try LoopbackHarness(kind: kind, token: "redirect-secret-token", logger: logger)
+        let other = try LoopbackServer()
+        defer {
+            harness.server.shutdown()
+            other.shutdown()
+        }
+        harness.server.route("POST", "/a") { _ in .redirect(to: "/b", status: 307) }
+        harness.server.route("POST", "/b") { _ in .redirect(to: other.url("/land").absoluteString, status: 308) }
+        other.route("POST", "/land") { _ in .json(Self.body) }
+        let endpoint = Endpoint(
+            path: "/a", method: .post, body: ["note": EndpointAnyEncodable("kept")], requiresAuth: true)
+        let (_, _, metrics): (Model, HTTPURLResponse, RequestMetrics) = try await harness.service.requestWithMetrics(
+            to: endpoint, via: harness.environment)
+
+        let expectedSteps: [ExchangeStep] = [
+            .redirected(statusCode: 307, to: harness.server.url("/b").absoluteString, credentialsStripped: false),
+            .redirected(statusCode: 308, to: other.url("/land").absoluteString, credentialsStripped: true),
+        ]
+        #expect(metrics.steps == expectedSteps)
+        #expect(metrics.transactions.map(\.statusCode) == [307, 308, 200])
+        #expect(metrics.transactions.map(\.hop) == [0, 1, 2])
+        #expect(metrics.transactions.map(\.method) == ["POST", "POST", "POST"])
+        let sent = harness.server.receivedRequests + other.receivedRequests
+        #expect(sent.map(\.method) == ["POST", "POST", "POST"])
+        #expect(
+            sent.map { String(decoding: $0.body, as: UTF8.self) } == Array(repeating: #"{"note":"kept"}"#, count: 3))
+        #expect(sent.map(\.bearerToken) == ["redirect-secret-token", "redirect-secret-token", nil])
+        #expect(logger.records.map(\.event) == [.request, .redirect, .redirect, .response])
+        #expect(logger.records.compactMap(\.step) == expectedSteps)
+    }
+
+    @Test(
         "requestWithMetrics' errors carry the metrics: a retried 503, a decoding failure, a refused connection; request's carry none",
         arguments: TransportKind.all)
     func metricsOnErrors(kind: TransportKind) async throws {

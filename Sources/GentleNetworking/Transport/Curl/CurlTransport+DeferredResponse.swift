@@ -15,6 +15,7 @@
         func deferredData(
             for request: URLRequest, adding fields: [(String, String)]
         ) async throws -> (Data, DeferredResponse) {
+            let request = try await RequestBodyStream.reading(request)
             // Made at the first redirect: most requests have none.
             var tracker: RedirectTracker?
             var current = request

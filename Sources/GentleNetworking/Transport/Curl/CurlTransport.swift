@@ -145,7 +145,8 @@
         ) async throws -> (
             Data, HTTPURLResponse
         ) {
-            try await followingRedirects(request) { current in
+            let request = try await RequestBodyStream.reading(request)
+            return try await followingRedirects(request) { current in
                 try await self.send(current, sink: { .memory }, source: { .request }, progress: progress)
             }
         }
@@ -181,6 +182,7 @@
             for request: URLRequest, to destination: URL, maxBytes: Int64?,
             progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) async throws -> HTTPURLResponse {
+            let request = try await RequestBodyStream.reading(request)
             let partial = destination.path + ".gentle-partial-\(UUID().uuidString)"
             defer { unlink(partial) }
             let (_, response) = try await followingRedirects(request) { current in
@@ -267,6 +269,7 @@
         public func stream(
             for request: URLRequest, bufferSize: Int, maxBytes: Int64? = nil
         ) async throws -> (HTTPByteStream, HTTPURLResponse) {
+            let request = try await RequestBodyStream.reading(request)
             var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
             var current = request
             while true {
