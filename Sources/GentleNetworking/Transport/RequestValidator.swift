@@ -62,11 +62,16 @@ public enum RequestValidator {
     /// `delete` when they are set on a `URLRequest` but leaves `patch` or `Options` as given:
     /// without this, `patch` went out as `PATCH` on one transport and `patch` on the other.
     /// A method with no lowercase letter (every usual one) is returned as it is, without
-    /// `uppercased()`'s copy.
+    /// `uppercased()`'s copy, and so is one with a non-ASCII byte: it is not a token, and
+    /// uppercasing must not make it one (`"getß"` would become `"GETSS"`).
     package static func uppercasedMethod(_ method: String?) -> String {
         guard let method else { return "GET" }
-        if method.utf8.allSatisfy({ $0 < 0x80 && !(0x61...0x7A).contains($0) }) { return method }
-        return method.uppercased()
+        var hasLowercase = false
+        for byte in method.utf8 {
+            if byte >= 0x80 { return method }
+            if (0x61...0x7A).contains(byte) { hasLowercase = true }
+        }
+        return hasLowercase ? method.uppercased() : method
     }
 
     /// `request` as it is sent when a `URLSession` sends it: checked (``validate(_:)``), its

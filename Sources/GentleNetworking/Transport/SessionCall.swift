@@ -100,10 +100,13 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         ObjectWatch.note(self, "SessionCall")
     }
 
-    /// The next request of a redirect that keeps the body (Linux), and the redirects followed
-    /// so far, once the call ended with that redirect's 3xx; `nil` otherwise.
-    var bodyRedirect: (next: URLRequest, tracker: RedirectTracker)? {
-        state.withLock { state in state.bodyRedirect.map { ($0, state.tracker) } }
+    /// The next request of a redirect that keeps the body (Linux), the request of the hop that
+    /// ended with its 3xx, and the redirects followed so far, once the call ended with that
+    /// 3xx; `nil` otherwise.
+    var bodyRedirect: (next: URLRequest, from: URLRequest, tracker: RedirectTracker)? {
+        state.withLock { state in
+            state.bodyRedirect.map { ($0, state.currentRequest ?? request, state.tracker) }
+        }
     }
 
     func setContinuation(_ continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>) {

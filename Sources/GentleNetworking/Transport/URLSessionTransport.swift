@@ -182,10 +182,10 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 streamSpillLimit: streamSpillLimit, tracker: tracker)
             let (body, response) = try await run(call, sending: sent)
             // Linux: a redirect that keeps the body, which corelibs would send without it.
-            guard let (next, followed) = call.bodyRedirect else { return (body, response) }
+            guard let (next, previous, followed) = call.bodyRedirect else { return (body, response) }
             if case .stream(let stream) = body { stream.cancel() }
             if let recorder = ExchangeRecorder.current {
-                followed.noteHop(status: response.statusCode, from: sent, to: next, recorder: recorder)
+                followed.noteHop(status: response.statusCode, from: previous, to: next, recorder: recorder)
             }
             try Task.checkCancellation()
             tracker = followed

@@ -66,7 +66,7 @@ struct CarelessCallerTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         try Data("body".utf8).write(to: file)
         // Without the check, the first went out as two requests, the first carrying X-Injected.
-        let methods = ["GET /x HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET", "GE T", "GET\0", "PÜT", "GET\t"]
+        let methods = ["GET /x HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET", "GE T", "GET\0", "PÜT", "GET\t", "getß"]
         for method in methods {
             var built = URLRequest(url: server.url("/x"))
             built.httpMethod = method

@@ -44,5 +44,8 @@ struct MethodCaseTests {
         #expect(RequestValidator.uppercasedMethod("M-SEARCH") == "M-SEARCH")
         #expect(RequestValidator.uppercasedMethod("post") == "POST")
         #expect(RequestValidator.uppercasedMethod("Patch") == "PATCH")
+        // Not a token, and uppercasing must not make it one (ß uppercases to SS).
+        #expect(RequestValidator.uppercasedMethod("getß") == "getß")
+        #expect(!RequestValidator.isValidMethod(RequestValidator.uppercasedMethod("getß")))
     }
 }
