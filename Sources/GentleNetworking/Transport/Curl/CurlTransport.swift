@@ -73,7 +73,8 @@
         /// its transfer and its decoding. Measured against nginx serving 25 bytes of JSON, 16 in
         /// flight: in twelve full `gentle-bench` runs (2026-12-02 and 03), 0.72x–1.40x the
         /// requests per second of the same transport without it (a median of 1.12x), at 45–72
-        /// against 64–95 µs of CPU per request (less in every run); in 8 interleaved
+        /// against 64–95 µs of CPU per request (less in every run; three later runs on a busy
+        /// host: 0.82x, 1.06x, 1.21x, the first at the same CPU); in 8 interleaved
         /// `--load-only 6 16 executor` / `off` pairs, a median 14% less CPU per request
         /// (0.76x–1.01x) at the same requests per second (median 0.97x). At 1 in flight, no
         /// consistent difference (0.88x–1.65x across the twelve runs).
