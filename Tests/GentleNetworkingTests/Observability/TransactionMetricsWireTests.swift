@@ -160,16 +160,11 @@ struct TransactionMetricsWireTests {
         "Redirects: one transaction per hop, a redirect record per hop, credentials stripped across origins",
         arguments: TransportKind.all)
     func redirects(kind: TransportKind) async throws {
-        let logger = RecordingLogger()
-        let harness = try LoopbackHarness(kind: kind, token: "redirect-secret-token", logger: logger)
-        let other = try LoopbackServer()
+        let (logger, harness, other) = try Self.redirectChain(kind: kind, method: "GET", statuses: (301, 302))
         defer {
             harness.server.shutdown()
             other.shutdown()
         }
-        harness.server.route("GET", "/a") { _ in .redirect(to: "/b", status: 301) }
-        harness.server.route("GET", "/b") { _ in .redirect(to: other.url("/land").absoluteString, status: 302) }
-        other.route("GET", "/land") { _ in .json(Self.body) }
         let (_, _, metrics): (Model, HTTPURLResponse, RequestMetrics) = try await harness.service.requestWithMetrics(
             to: Endpoint(path: "/a", method: .get, requiresAuth: true), via: harness.environment)
 
@@ -201,16 +196,11 @@ struct TransactionMetricsWireTests {
         "Redirects that keep the body: the body on every hop, one transaction and one redirect record per hop",
         arguments: TransportKind.all)
     func bodyKeepingRedirects(kind: TransportKind) async throws {
-        let logger = RecordingLogger()
-        let harness = try LoopbackHarness(kind: kind, token: "redirect-secret-token", logger: logger)
-        let other = try LoopbackServer()
+        let (logger, harness, other) = try Self.redirectChain(kind: kind, method: "POST", statuses: (307, 308))
         defer {
             harness.server.shutdown()
             other.shutdown()
         }
-        harness.server.route("POST", "/a") { _ in .redirect(to: "/b", status: 307) }
-        harness.server.route("POST", "/b") { _ in .redirect(to: other.url("/land").absoluteString, status: 308) }
-        other.route("POST", "/land") { _ in .json(Self.body) }
         let endpoint = Endpoint(
             path: "/a", method: .post, body: ["note": EndpointAnyEncodable("kept")], requiresAuth: true)
         let (_, _, metrics): (Model, HTTPURLResponse, RequestMetrics) = try await harness.service.requestWithMetrics(
@@ -231,6 +221,27 @@ struct TransactionMetricsWireTests {
         #expect(sent.map(\.bearerToken) == ["redirect-secret-token", "redirect-secret-token", nil])
         #expect(logger.records.map(\.event) == [.request, .redirect, .redirect, .response])
         #expect(logger.records.compactMap(\.step) == expectedSteps)
+    }
+
+    /// A harness (bearer token `redirect-secret-token`, a recording logger) whose server
+    /// redirects `method /a` to `/b` with the first status, and `/b` with the second to `/land`
+    /// on another origin, which answers the model. The caller shuts both servers down.
+    static func redirectChain(
+        kind: TransportKind, method: String, statuses: (Int, Int)
+    ) throws -> (RecordingLogger, LoopbackHarness, LoopbackServer) {
+        let other = try LoopbackServer()
+        let logger = RecordingLogger()
+        let harness: LoopbackHarness
+        do {
+            harness = try LoopbackHarness(kind: kind, token: "redirect-secret-token", logger: logger)
+        } catch {
+            other.shutdown()
+            throw error
+        }
+        harness.server.route(method, "/a") { _ in .redirect(to: "/b", status: statuses.0) }
+        harness.server.route(method, "/b") { _ in .redirect(to: other.url("/land").absoluteString, status: statuses.1) }
+        other.route(method, "/land") { _ in .json(Self.body) }
+        return (logger, harness, other)
     }
 
     @Test(
