@@ -18,8 +18,9 @@ import Foundation
 /// nothing a server or a caller put in a URL, header or body can end the command or start
 /// another when it is pasted. Text with control characters never appears raw: a body that has
 /// any, or is not UTF-8 text, is piped in with `printf '%b' '…' | curl … --data-binary @-`, every
-/// such byte written as an octal escape, so the bytes sent are exactly the body's; any other
-/// argument with one is written `"$(printf '%b' '…')"`. What curl adds on its own is undone
+/// such byte written as an octal escape, so the bytes sent are exactly the body's; other text
+/// goes in `--data-raw` (a text starting with `@` is sent, never read as a file to upload); any
+/// other argument with one is written `"$(printf '%b' '…')"`. What curl adds on its own is undone
 /// where it would change the request: a body without `Content-Type` gets `-H 'Content-Type:'`
 /// (curl would send `application/x-www-form-urlencoded`), and the URL is passed with
 /// `--globoff` so `[]{}` are not patterns.
@@ -86,7 +87,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
             let shown = Self.shownBody(body, contentType: contentType, redact: redact, secrets: secretValues)
             if let text = String(validating: shown, as: UTF8.self), !Self.hasControlCharacters(text) {
-                arguments += ["--data-binary", text]
+                // `--data-raw`, not `--data-binary`: both send the text as it is, but the latter
+                // reads a text starting with "@" as a file name (`@/etc/passwd` would upload it).
+                arguments += ["--data-raw", text]
             } else {
                 arguments += ["--data-binary", "@-"]
                 standardInput = shown

@@ -83,7 +83,7 @@ struct CurlCommandTests {
         let untyped = CurlCommand(try Self.request("http://h.example/a", method: "PUT", body: Data("x=1".utf8)))
         #expect(
             untyped.arguments == [
-                "-X", "PUT", "-H", "Content-Type:", "--data-binary", "x=1", "--globoff", "http://h.example/a",
+                "-X", "PUT", "-H", "Content-Type:", "--data-raw", "x=1", "--globoff", "http://h.example/a",
             ])
         var streamed = try Self.request("http://h.example/a", method: "POST")
         streamed.httpBodyStream = InputStream(data: Data("abc".utf8))
@@ -92,7 +92,7 @@ struct CurlCommandTests {
             try Self.request("http://h.example/a", method: "POST", body: Data(count: CurlCommand.maxShownBodyBytes + 1))
         )
         #expect(large.description.hasSuffix("# the body (1048577 bytes) is not shown"))
-        #expect(!large.arguments.contains("--data-binary"))
+        #expect(!large.arguments.contains("--data-raw") && !large.arguments.contains("--data-binary"))
     }
 
     @Test("Quoting: quotes, $(…), backticks and control characters in a value can never run a command")
@@ -160,6 +160,11 @@ struct CurlCommandTests {
             try Self.request(server.url("/search").absoluteString + "?q=%5Bx%5D&n={1}", headers: ["Accept": "*/*"]),
             // No Content-Type: curl must not add its form type.
             try Self.request(server.url("/items").absoluteString, method: "POST", body: Data("plain=1&b=2".utf8)),
+            // A text body that starts with "@": sent as it is, never read as the name of a
+            // local file (which `--data-binary @/etc/hostname` would upload).
+            try Self.request(
+                server.url("/items").absoluteString, method: "POST", headers: ["Content-Type": "text/plain"],
+                body: Data("@/etc/hostname".utf8)),
         ]
         for request in requests {
             server.clearRecordedRequests()
