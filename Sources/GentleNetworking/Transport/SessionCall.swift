@@ -532,6 +532,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
 
     /// The response head's framing and size, checked before the body is accepted.
     private func check(_ response: HTTPURLResponse) -> TransportError? {
+        if response.statusCode < 200 {
+            return TransportError(
+                .badResponse, url: request.url,
+                message: "The server answered \(response.statusCode) as a final response (a 101 switches to a "
+                    + "protocol that was not asked for).")
+        }
         var count = 0
         var bytes = 0
         var contentLength: String?

@@ -78,6 +78,12 @@ enum FaultCatalog {
             "Chunked encoding error (chunk size `zz`)",
             raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n"),
             expect: .transport(.badResponse)),
+        .hostile(
+            "`101 Switching Protocols` never asked for, then 64 KiB",
+            .rawThenHold(
+                Data("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-private\r\nConnection: Upgrade\r\n\r\n".utf8)
+                    + Data(repeating: 0x61, count: 64 << 10)),
+            expect: .transport(.badResponse), idleTimeout: 5),
     ]
 
     // MARK: Limits

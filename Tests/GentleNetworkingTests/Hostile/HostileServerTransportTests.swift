@@ -45,6 +45,32 @@ func failure(
     }
 }
 
+/// How `operation` ended: what it returned, or its error, or that it was still running after
+/// `limit` seconds (it is then cancelled, and the outcome says so rather than hanging the test).
+func outcome(
+    within limit: TimeInterval, _ operation: @escaping @Sendable () async throws -> String
+) async -> (description: String, code: TransportError.Code?, seconds: Double) {
+    let start = DispatchTime.now()
+    let task = Task { try await operation() }
+    let finished = Locked(false)
+    Task {
+        try? await Task.sleep(nanoseconds: UInt64(limit * 1e9))
+        if !finished.current { task.cancel() }
+    }
+    let result = await task.result
+    finished.withLock { $0 = true }
+    let elapsed = seconds(since: start)
+    switch result {
+    case .success(let text):
+        return ("returned \(text)", nil, elapsed)
+    case .failure(let error):
+        return (
+            elapsed >= limit ? "still running after \(limit) s, then \(error)" : "\(error)", transportCode(error),
+            elapsed
+        )
+    }
+}
+
 /// Seconds since `start`.
 func seconds(since start: DispatchTime) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
@@ -191,6 +217,35 @@ struct HostileServerTransportTests {
             let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
             #expect(error.map(transportCode) == .badResponse, "\(path): \(String(describing: error))")
         }
+    }
+
+    @Test(
+        "An unrequested 101 Switching Protocols is .badResponse for data and streams, within the timeout",
+        arguments: TransportKind.all)
+    func unrequestedSwitchingProtocols(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        // We never send `Upgrade`, so a 101 is a server that broke the protocol (RFC 9110
+        // §15.2.2); what follows it is not HTTP. 2 MiB of it, then the connection stays open.
+        let head = Data("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-private\r\nConnection: Upgrade\r\n\r\n".utf8)
+        server.route("/switch", .rawThenHold(head + Data(repeating: 0x61, count: 2 << 20)))
+        let transport = try makeHostileTransport(kind)
+        var switching = URLRequest(url: server.url("/switch"))
+        switching.timeoutInterval = 3
+        let request = switching
+        let data = await outcome(within: 10) {
+            let (data, response) = try await transport.data(for: request)
+            return "\(response.statusCode) with \(data.count) bytes"
+        }
+        #expect(data.code == .badResponse, "data: \(data.description)")
+        let stream = await outcome(within: 10) {
+            let (stream, response) = try await transport.stream(for: request)
+            var count = 0
+            for try await chunk in stream { count += chunk.count }
+            return "\(response.statusCode) with \(count) bytes"
+        }
+        #expect(stream.code == .badResponse, "stream: \(stream.description)")
+        #expect(data.seconds < 4 && stream.seconds < 4, "data \(data.seconds) s, stream \(stream.seconds) s")
     }
 
     @Test("A 401 with WWW-Authenticate surfaces as the 401, within the timeout", arguments: TransportKind.all)

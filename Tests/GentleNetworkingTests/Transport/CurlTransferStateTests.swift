@@ -89,6 +89,26 @@ struct CurlTransferStateTests {
     }
 
     @Test(
+        "A 101 Switching Protocols (never asked for) ends the transfer as .badResponse, on every sink",
+        arguments: [CurlTransferState.SinkKind.memory, .stream])
+    func switchingProtocols(sink: CurlTransferState.SinkKind) {
+        var state = makeState(sink)
+        let actions = feed(&state, ["HTTP/1.1 101 Switching Protocols", "Upgrade: x-private", ""])
+        #expect(actions.abort)
+        #expect(failureCode(actions) == .badResponse)
+        #expect(state.phase == .ended)
+    }
+
+    @Test("Body bytes after an interim 1xx head are .badResponse: no final head will come")
+    func bodyAfterInterimHead() {
+        var state = makeState(.stream)
+        #expect(!feed(&state, ["HTTP/1.1 102 Processing", ""]).abort)
+        let (decision, actions) = state.bodyBytes(4)
+        #expect(decision == .abort)
+        #expect(failureCode(actions) == .badResponse)
+    }
+
+    @Test(
         "Conflicting, listed-but-different, malformed and TE+CL framing are .badResponse",
         arguments: [
             ["Content-Length: 27", "Content-Length: 47"],

@@ -222,6 +222,10 @@ struct CurlTransferState: Sendable {
     /// Body bytes (decoded) arrived.
     mutating func bodyBytes(_ count: Int) -> (BodyDecision, Actions) {
         guard phase == .running || phase == .paused, failure == nil else { return (.abort, Actions(abort: true)) }
+        if (100..<200).contains(head.statusCode) {
+            // Body bytes after an interim head: no final response will come.
+            return (.abort, abort(Self.switchedProtocols(url)))
+        }
         var actions = Actions()
         if sink == .stream, !callerResumed {
             // A body without a blank line seen first (HTTP/0.9-like); the head goes now.
@@ -294,7 +298,20 @@ struct CurlTransferState: Sendable {
 
     // MARK: Helpers
 
+    /// The error for a 101 Switching Protocols (or body bytes after any 1xx head).
+    static func switchedProtocols(_ url: URL?) -> TransportError {
+        TransportError(
+            .badResponse, url: url,
+            message: "The server switched protocols (101) or sent a body after an interim 1xx response; "
+                + "no protocol switch was asked for.")
+    }
+
     private mutating func endOfHead() -> Actions {
+        if head.statusCode == 101 {
+            // We never send `Upgrade`, and what follows is not HTTP: libcurl would pass it on as
+            // a body with no final head (a stream then waited for a head forever).
+            return abort(Self.switchedProtocols(url))
+        }
         guard head.statusCode >= 200 else { return Actions() }  // 1xx, or nothing yet
         if !headComplete {
             headComplete = true
