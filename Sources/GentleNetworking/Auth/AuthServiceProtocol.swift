@@ -69,10 +69,15 @@ extension AuthServiceProtocol {
     }
 
     /// Adds `headerField: headerValuePrefix + token` when a non-empty token is stored.
+    ///
+    /// - Throws: ``TransportError`` (`.invalidRequest`, naming the header, never the token) when
+    ///   the header would not be a valid field (a token with CR, LF or NUL, as a careless refresh
+    ///   endpoint can hand out): Foundation's `setValue` drops such a value without a word on
+    ///   Linux, and the request would go out with no credential at all.
     public func authorize(_ request: URLRequest) async throws -> URLRequest {
         guard let token = try await loadAccessToken(), !token.isEmpty else { return request }
         var authorized = request
-        authorized.setValue(headerValuePrefix + token, forHTTPHeaderField: headerField)
+        try RequestValidator.setHeader(headerValuePrefix + token, named: headerField, on: &authorized)
         return authorized
     }
 }

@@ -341,16 +341,19 @@ public struct ETagTransport: HTTPTransportProtocol {
         return true
     }
 
-    /// The response headers kept in an entry: all but `Set-Cookie` (and `Set-Cookie2`). A cookie
-    /// the server set is a credential: it is never written to a store, and a 304 served from the
-    /// cache does not set it again.
+    /// The response headers kept in an entry: all but those that may carry a credential, by the
+    /// names the logs redact (`Set-Cookie`, `Set-Cookie2`, `X-Access-Token`,
+    /// `X-Amz-Security-Token`, any name with `token`, `session`, `secret`… in it). Such a value is
+    /// never written to a store, and a response served from the cache after a 304 does not carry
+    /// it again.
     static func storedHeaders(_ headers: [String: String]) -> [String: String] {
-        headers.filter { name, _ in !isCookieSetting(name) }
+        headers.filter { name, _ in !isCredentialField(name) }
     }
 
-    /// Whether `name` is `Set-Cookie` or `Set-Cookie2` (in any case).
-    static func isCookieSetting(_ name: String) -> Bool {
-        name.equalsIgnoringASCIICase("set-cookie") || name.equalsIgnoringASCIICase("set-cookie2")
+    /// Whether a response field named `name` may carry a credential (``Redactor``'s sensitive
+    /// names, which include every cookie-setting field).
+    static func isCredentialField(_ name: String) -> Bool {
+        Redactor.isSensitiveName(name)
     }
 
     /// The fields of a 304 that describe the 304 itself, not the stored representation: never
@@ -384,8 +387,8 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// The cached entry with its headers updated by a 304's header fields (RFC 9111 §4.3.4),
-    /// except the framing headers that describe the 304 itself and its cookies (see
-    /// ``storedHeaders(_:)``).
+    /// except the framing headers that describe the 304 itself and the fields that may carry a
+    /// credential (see ``storedHeaders(_:)``).
     static func revalidate(_ cached: CachedResponse, withHeaders notModified: [String: String]) -> CachedResponse {
         revalidate(cached, withFields: notModified.map { ($0.key, $0.value) })
     }
@@ -397,7 +400,7 @@ public struct ETagTransport: HTTPTransportProtocol {
     static func revalidate(_ cached: CachedResponse, withFields fields: [(String, String)]) -> CachedResponse {
         var updated = cached
         DeferredResponse.forEachMerged(fields) { name, value in
-            guard !isCookieSetting(name), !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
+            guard !isCredentialField(name), !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
                 return
             }
             // Usually spelled as in the stored response: one lookup, and no write when unchanged.

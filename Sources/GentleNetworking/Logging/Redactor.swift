@@ -161,9 +161,28 @@ enum Redactor {
     static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
-            result[name] = scrub(headerValue(name: name, value: value), secrets: secrets)
+            let shown = isURLHeader(name) ? urlHeaderValue(value) : headerValue(name: name, value: value)
+            result[name] = scrub(shown, secrets: secrets)
         }
         return result
+    }
+
+    /// Headers whose value is a URL (absolute or relative): shown as ``url(_:)`` shows one.
+    private static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
+
+    static func isURLHeader(_ name: String) -> Bool {
+        urlHeaders.contains(name.lowercased())
+    }
+
+    /// A URL header's value without user info, fragment or sensitive query values, as
+    /// ``url(_:)`` shows a request's URL: a `Location` can carry a token a server hands out
+    /// (`myapp://callback#access_token=…`, `?code=…&session=…`). A value that is not a URL but
+    /// holds one of the marks is replaced whole.
+    static func urlHeaderValue(_ value: String) -> String {
+        guard containsAny(of: userInfoQueryOrFragmentMarks, in: value) else { return value }
+        guard let parsed = URL(string: value.trimmingCharacters(in: .whitespaces)) else { return placeholder }
+        let shown = url(parsed)
+        return shown.hasPrefix("<") ? placeholder : shown
     }
 
     /// The shortest credential value that is scrubbed by value: shorter ones would blank out

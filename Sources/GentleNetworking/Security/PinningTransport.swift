@@ -93,7 +93,7 @@ public final class PinningTransport: HTTPTransportProtocol {
     func send<Result>(
         _ request: URLRequest, _ operation: (URLRequest) async throws -> Result
     ) async throws -> Result {
-        let request = prepared(request)
+        let request = try prepared(request)
         do {
             return try await operation(request)
         } catch {
@@ -103,13 +103,16 @@ public final class PinningTransport: HTTPTransportProtocol {
 
     /// `request` with the configuration's additional headers it does not set itself, and the
     /// configuration's request timeout when it keeps the default one.
-    func prepared(_ request: URLRequest) -> URLRequest {
+    ///
+    /// - Throws: ``TransportError`` (`.invalidRequest`, naming the header) for an additional
+    ///   header that is not a valid field: `setValue` would drop it without a word on Linux.
+    func prepared(_ request: URLRequest) throws(TransportError) -> URLRequest {
         var request = request
         if let requestTimeout, request.timeoutInterval == URLRequest.defaultTimeout {
             request.timeoutInterval = requestTimeout
         }
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
-            request.setValue(value, forHTTPHeaderField: name)
+            try RequestValidator.setHeader(value, named: name, on: &request)
         }
         return request
     }

@@ -200,6 +200,42 @@ struct CarelessCallerTests {
         #expect(server.receivedRequests.isEmpty)
     }
 
+    @Test(
+        "A stored token or an additional header that is not a valid field is refused, never sent without it",
+        arguments: TransportKind.all)
+    func invalidCredentialValues(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        // A refresh endpoint that hands out a token with a trailing newline: Foundation's
+        // `setValue` dropped the whole header on Linux, and the request went out unauthenticated.
+        for token in ["tok-123456\n", "tok-123456\r\n X-Evil: 1", "tok\u{0}123456"] {
+            let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService(token: token))
+            do {
+                try await service.requestVoid(
+                    to: Endpoint(path: "/x", method: .get, requiresAuth: true), via: environment)
+                Issue.record("sent with the token \(token.debugDescription)")
+            } catch let error as NetworkError {
+                #expect(error.kind == .authorizationFailed, "\(error)")
+                #expect((error.underlyingError as? TransportError)?.code == .invalidRequest, "\(error)")
+                #expect(error.message.contains("Authorization") && !error.message.contains("123456"), "\(error)")
+            }
+        }
+        #if canImport(CCurl)
+            // PinningTransport adds the configuration's `httpAdditionalHeaders` itself on Linux.
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpAdditionalHeaders = ["X-Client": "app\n1.0"]
+            let pinning = PinningTransport(pinnedDomains: [:], configuration: configuration)
+            do {
+                _ = try await pinning.data(for: URLRequest(url: server.url("/x")))
+                Issue.record("sent without its additional header")
+            } catch let error as TransportError {
+                #expect(error.code == .invalidRequest && error.message.contains("X-Client"), "\(error)")
+            }
+        #endif
+        #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
+    }
+
     @Test("An endless body stream stops at the limit with .invalidRequest")
     func endlessBodyStream() throws {
         let result = RequestBodyStream.readAll(EndlessStream(), limit: 1_000_000, url: nil)

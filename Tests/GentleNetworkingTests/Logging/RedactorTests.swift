@@ -24,6 +24,23 @@ struct RedactorTests {
         #expect(text == "https://h.example/p?access_token=<redacted>&page=2")
     }
 
+    @Test("URL headers (Location, Content-Location, Referer) lose user info, fragments and secret query values")
+    func urlHeaders() {
+        let redacted = Redactor.headers([
+            "Location": "myapp://callback?state=s1&access_token=T0K#id_token=IDT",
+            "location": "/next?session=S3SS&page=2", "Content-Location": "https://u:pw-123@h.example/x",
+            "Referer": "https://h.example/p?api_key=K3Y", "X-Other": "plain", "Location-Hint": "?token=kept",
+        ])
+        #expect(redacted["Location"] == "myapp://callback?state=s1&access_token=<redacted>")
+        #expect(redacted["location"] == "/next?session=<redacted>&page=2")
+        #expect(redacted["Content-Location"] == "https://h.example/x")
+        #expect(redacted["Referer"] == "https://h.example/p?api_key=<redacted>")
+        #expect(redacted["X-Other"] == "plain")
+        #expect(redacted["Location-Hint"] == "?token=kept")  // not a URL header
+        #expect(Redactor.headers(["Location": "https://h.example/plain"])["Location"] == "https://h.example/plain")
+        #expect(Redactor.headers(["Location": "/a b?c#token=x"])["Location"]?.contains("token") == false)
+    }
+
     @Test("JSON and form bodies lose secret fields, at any depth, and are truncated")
     func bodies() {
         let json = Redactor.bodyExcerpt(

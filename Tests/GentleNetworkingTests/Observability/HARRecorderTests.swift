@@ -146,6 +146,45 @@ struct HARRecorderTests {
         withExtendedLifetime(refusing) {}
     }
 
+    @Test(
+        "A Location that hands out a token is redacted in the log records and in the HAR file",
+        arguments: TransportKind.all)
+    func locationToken(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        // An OAuth-style answer: a redirect to the app's own scheme (not followed) with the
+        // token in the query and the fragment.
+        server.route("GET", "/authorize") { _ in
+            .redirect(to: "myapp://callback?state=s1&access_token=TOKEN-IN-QUERY#id_token=TOKEN-IN-FRAGMENT")
+        }
+        let har = HARRecorder(creatorName: "HARRecorderTests")
+        let logger = RecordingLogger()
+        let service = HTTPNetworkService(
+            transport: try kind.make(),
+            logger: ClosureNetworkLogger { record in
+                har.log(record)
+                logger.log(record)
+            })
+        await #expect(throws: NetworkError.self) {
+            try await service.requestVoid(
+                to: Endpoint(path: "/authorize", method: .get), via: DefaultAPIEnvironment(baseURL: server.baseURL))
+        }
+        #expect(server.requests(path: "/authorize").count == 1)
+        let response = try #require(logger.records.last)
+        #expect(response.statusCode == 302)
+        let location = response.headers.first { $0.key.lowercased() == "location" }?.value
+        #expect(location == "myapp://callback?state=s1&access_token=<redacted>", "\(response.headers)")
+        let text = String(decoding: har.harData(), as: UTF8.self)
+        let file = try #require(try JSONSerialization.jsonObject(with: har.harData()) as? [String: Any])
+        let entries = try #require((file["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let redirectURL = (entries.first?["response"] as? [String: Any])?["redirectURL"] as? String
+        #expect(redirectURL == "myapp://callback?state=s1&access_token=<redacted>", "\(text)")
+        for secret in ["TOKEN-IN-QUERY", "TOKEN-IN-FRAGMENT"] {
+            #expect(!text.contains(secret), "\(secret) is in the HAR file")
+            #expect(!logger.records.map { "\($0.headers)" }.joined().contains(secret), "\(secret) was logged")
+        }
+    }
+
     @Test("An entry lists the request's steps and takes its protocol and timings from the final exchange")
     func stepsAndTimings() throws {
         let har = HARRecorder()

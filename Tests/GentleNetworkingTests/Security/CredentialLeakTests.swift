@@ -152,13 +152,20 @@ struct CredentialLeakTests {
         server.route("GET", "/cached") { request in
             if request.header("If-None-Match") == "\"v1\"" {
                 // A 304 may renew the session cookie: it must not reach the entry either.
+                // So may a token of the server's own in a header.
                 return LoopbackResponse(
                     status: 304,
-                    headers: [("ETag", "\"v1\""), ("Set-Cookie", "session=\(Self.setCookie)-renewed; Path=/")])
+                    headers: [
+                        ("ETag", "\"v1\""), ("Set-Cookie", "session=\(Self.setCookie)-renewed; Path=/"),
+                        ("X-Amz-Security-Token", "\(Self.setCookie)-renewed-header"),
+                    ])
             }
             return .json(
                 #"{"id":1,"property":"public"}"#,
-                headers: [("ETag", "\"v1\""), ("Set-Cookie", "session=\(Self.setCookie); Path=/")])
+                headers: [
+                    ("ETag", "\"v1\""), ("Set-Cookie", "session=\(Self.setCookie); Path=/"),
+                    ("X-Access-Token", "\(Self.setCookie)-header"), ("X-Public", "kept"),
+                ])
         }
         let root = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -178,6 +185,7 @@ struct CredentialLeakTests {
         }
 
         #expect(server.requests(path: "/cached").last?.header("If-None-Match") == "\"v1\"", "the entry was used")
+        #expect(server.requests(path: "/cached").count == 3)
         let files = try #require(FileManager.default.subpaths(atPath: directory.path))
         #expect(!files.isEmpty)
         for file in files {
@@ -185,5 +193,10 @@ struct CredentialLeakTests {
             let text = String(decoding: contents, as: UTF8.self)
             #expect(Self.leaks(in: text).isEmpty, "\(file): \(text)")
         }
+        #expect(
+            files.contains { file in
+                let contents = (try? Data(contentsOf: directory.appendingPathComponent(file))) ?? Data()
+                return String(decoding: contents, as: UTF8.self).contains("X-Public")
+            }, "the entry keeps the other headers")
     }
 }
