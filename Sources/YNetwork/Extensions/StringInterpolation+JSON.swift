@@ -7,8 +7,10 @@ extension String.StringInterpolation {
     /// `"key" : value`), but keeping the keys in the order the data has them and every string
     /// and number as written, so the output is the same on every platform and reads like the
     /// body it came from. Appends `Invalid JSON data` when `json` does not parse (a JSON fragment
-    /// such as `"text"` or `42` does). The whole value is printed: do not log bodies that may hold
-    /// secrets.
+    /// such as `"text"` or `42` does). The whole value is printed, up to
+    /// `PrettyJSON.maxOutputBytes` (16 MiB; the rest is left out, and the text says how much): a
+    /// deeply nested body indents every line, so 10 MB of hostile JSON would otherwise print as
+    /// gigabytes. Do not log bodies that may hold secrets.
     public mutating func appendInterpolation(json: Data) {
         guard let text = PrettyJSON.text(json) else {
             appendLiteral("Invalid JSON data")
@@ -20,6 +22,14 @@ extension String.StringInterpolation {
 
 /// Pretty-printed JSON text.
 enum PrettyJSON {
+    /// The most bytes of pretty-printed text: 16 MiB.
+    static let maxOutputBytes = 16 << 20
+
+    /// `text` cut at ``maxOutputBytes`` with a note of how much of the input was left out.
+    static func note(_ left: Int) -> String {
+        "\n… (output cut at \(maxOutputBytes) bytes; \(left) bytes of the JSON not shown)"
+    }
+
     /// `data` pretty-printed in its own key order, or `nil` when it is not JSON.
     ///
     /// `JSONSerialization` decides what is JSON (and its nesting limit bounds the indentation);
@@ -29,14 +39,17 @@ enum PrettyJSON {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             return nil
         }
-        return reindented(data) ?? text(object: object)
+        return reindented(data) ?? text(object: object, sourceBytes: data.count)
     }
 
-    /// `object` (from `JSONSerialization`) pretty-printed with sorted keys.
-    static func text(object: Any) -> String? {
-        guard
-            let pretty = try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])
+    /// `object` (from `JSONSerialization`) pretty-printed with sorted keys; compact when
+    /// `sourceBytes` (the size it was parsed from) is over 1 MiB, as its indented form could be
+    /// hundreds of times larger.
+    static func text(object: Any, sourceBytes: Int = 0) -> String? {
+        let options: JSONSerialization.WritingOptions =
+            sourceBytes > 1 << 20
+            ? [.sortedKeys, .fragmentsAllowed] : [.prettyPrinted, .sortedKeys, .fragmentsAllowed]
+        guard let pretty = try? JSONSerialization.data(withJSONObject: object, options: options)
         else { return nil }
         return String(decoding: pretty, as: UTF8.self)
     }
@@ -61,6 +74,10 @@ enum PrettyJSON {
         }
         var index = 0
         while index < bytes.count {
+            if output.count > maxOutputBytes {
+                output.removeLast(output.count - maxOutputBytes)
+                return String(decoding: output, as: UTF8.self) + note(bytes.count - index)
+            }
             let byte = bytes[index]
             index += 1
             if inString {

@@ -78,6 +78,19 @@ struct InterpolationTests {
         #expect("\(json: Data())" == "Invalid JSON data")
     }
 
+    @Test("\\(json:) of deeply nested JSON stops at 16 MiB of text and says so (it was 160 MB)")
+    func deepJSONIsBounded() {
+        // 400 levels, then 200,000 elements: each on its own line behind 800 spaces.
+        let depth = 400
+        var body = String(repeating: "[", count: depth)
+        body += Array(repeating: "0", count: 200_000).joined(separator: ",")
+        body += String(repeating: "]", count: depth)
+        let text = "\(json: Data(body.utf8))"
+        #expect(text.utf8.count <= (16 << 20) + 200)
+        #expect(text.hasSuffix("bytes of the JSON not shown)"), "\(text.suffix(120))")
+        #expect(text.hasPrefix("[\n  [\n    ["))
+    }
+
     @Test("\\(json:) keeps the keys in the order the data has them, and strings and numbers as written")
     func jsonOrder() {
         let body = #"{"name": "Durian", "points": 600, "ratio": 1.50, "note": "a\/b \"q\" , : { ["}"#
