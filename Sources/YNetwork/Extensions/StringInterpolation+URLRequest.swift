@@ -14,8 +14,9 @@ extension String.StringInterpolation {
     /// Unlike Y-Network, credentials are never printed: the values of `Authorization` (its
     /// scheme is kept: `Bearer <redacted>`), `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and
     /// of any header, query item or JSON key whose name mentions a token, password, secret, API
-    /// key, session, signature, credential or cookie become `<redacted>`, as does a password in
-    /// the URL (percent-encoded there). A JSON body above 64 KiB is not parsed and is shown by
+    /// key, session, signature, credential or cookie become `<redacted>` (in the query, and in a
+    /// fragment written as a form, `#access_token=…`), as does a password in the URL
+    /// (percent-encoded there). A JSON body above 64 KiB is not parsed and is shown by
     /// its length only.
     public mutating func appendInterpolation(request: URLRequest) {
         appendLiteral(RequestDescription.text(request))
@@ -78,6 +79,15 @@ enum RequestDescription {
             components.queryItems = items.map { item in
                 isSensitive(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: placeholder) : item
             }
+        }
+        // A fragment in form syntax is redacted as the query is (`#access_token=…` of an
+        // OAuth implicit-flow callback).
+        if let fragment = components.fragment, fragment.contains("=") {
+            components.fragment = fragment.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, isSensitive(String(parts[0])) else { return String(pair) }
+                return parts[0] + "=" + placeholder
+            }.joined(separator: "&")
         }
         return components.string ?? placeholder
     }

@@ -137,10 +137,13 @@ struct InterpolationTests {
         #expect(parts[3].contains(#""name" : "Ada""#))
     }
 
-    @Test("\\(request:) never prints credentials: headers, query, URL password, JSON fields")
+    @Test("\\(request:) never prints credentials: headers, query, fragment, URL password, JSON fields")
     func redacts() throws {
         let url = try #require(
-            URL(string: "https://user:hunter2@api.example.com/login?api_key=K3Y-VALUE&page=1&access_token=T0KEN"))
+            URL(
+                string:
+                    "https://user:hunter2@api.example.com/login?api_key=K3Y-VALUE&page=1&access_token=T0KEN#id_token=FR4G&state=s1"
+            ))
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.setValue("Bearer s3cr3t-bearer", forHTTPHeaderField: "Authorization")
@@ -154,12 +157,13 @@ struct InterpolationTests {
 
         for secret in [
             "hunter2", "K3Y-VALUE", "T0KEN", "s3cr3t-bearer", "c00kie-value", "pr0xy", "x-k3y", "pa55word", "r3fresh",
+            "FR4G",
         ] {
             #expect(!text.contains(secret), "\(secret) leaked: \(text)")
         }
         #expect(text.contains("Bearer <redacted>"))
         #expect(text.contains("visible"))
-        #expect(text.contains("page=1"))
+        #expect(text.contains("page=1") && text.contains("state=s1"))
         #expect(text.contains(#""user" : "ada""#))
     }
 
