@@ -6,7 +6,9 @@ import GentleNetworking
 /// - A path that starts with `http://` or `https://` (any case) is absolute and used as it is.
 /// - Otherwise the base is the request's ``NetworkRequest/basePath``, else the configuration's,
 ///   joined to the path with exactly one `/`; characters a path cannot hold are
-///   percent-encoded. No base at all is ``NetworkError/noBasePath``.
+///   percent-encoded. A query in the base (`https://h/v1?key=K`) follows the joined path, ahead
+///   of the path's own; a fragment in the base is dropped. No base at all is
+///   ``NetworkError/noBasePath``.
 /// - Query parameters are percent-encoded, written `key=value`, sorted and joined with `&`;
 ///   `true` is a bare key (an empty key with `true` is left out: it would be an empty pair),
 ///   `false` and `nil` are left out, arrays repeat their key. They are
@@ -32,15 +34,26 @@ open class URLBuilder: @unchecked Sendable {
         guard let base = (request.basePath ?? configuration?.basePath)?.pathValue else {
             throw NetworkError.noBasePath
         }
+        // A base with a query of its own (`https://h/v1?key=K`) keeps it after the joined path,
+        // ahead of the path's own: joined as text, the path went into the query
+        // (`…/v1?key=K/users`). A fragment is never sent and is dropped.
         var trimmedBase = Substring(base)
+        if let hash = trimmedBase.firstIndex(of: "#") { trimmedBase = trimmedBase[..<hash] }
+        var baseQuery: Substring = ""
+        if let question = trimmedBase.firstIndex(of: "?") {
+            baseQuery = trimmedBase[trimmedBase.index(after: question)...]
+            trimmedBase = trimmedBase[..<question]
+        }
         while trimmedBase.hasSuffix("/") { trimmedBase.removeLast() }
         // Characters a path cannot hold (spaces, non-ASCII) are percent-encoded; existing escapes
         // stay, and a query already in the path is kept as it is.
         let relative = path.drop { $0 == "/" }
         let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
-        let trimmedPath =
-            PercentEncoding.path(String(relative[..<queryStart])) + relative[queryStart...]
-        return trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
+        let trimmedPath = PercentEncoding.path(String(relative[..<queryStart]))
+        let joined = trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
+        let pathQuery = relative[queryStart...].dropFirst()
+        if baseQuery.isEmpty { return queryStart == relative.endIndex ? joined : joined + "?" + pathQuery }
+        return joined + "?" + baseQuery + (pathQuery.isEmpty ? "" : "&" + pathQuery)
     }
 
     /// The full URL of `request`.

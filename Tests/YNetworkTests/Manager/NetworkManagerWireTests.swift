@@ -102,6 +102,21 @@ struct NetworkManagerWireTests {
         #expect(received.queryValue("q") == "a&b=c d")
     }
 
+    @Test("A base path with a query of its own: the server gets the path, then the base's query and the parameters")
+    func baseQueryOnTheWire() async throws {
+        struct Search: NetworkRequest {
+            var path: PathRepresentable { "search" }
+            var queryParameters: ParametersBuilder? { ["page": 2] }
+        }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/v1/search") { _ in .json(#"{"id":1,"name":"x"}"#) }
+        let manager = makeManager(server: server, basePath: server.url("/v1").absoluteString + "?key=K3Y")
+        let _: User = try await manager.submit(Search())
+        let received = try #require(server.requests(path: "/v1/search").first, "\(server.receivedRequests)")
+        #expect(received.rawQuery == "key=K3Y&page=2")
+    }
+
     @Test("401 is NetworkError.unauthenticated")
     func unauthorized() async throws {
         let server = try LoopbackServer()

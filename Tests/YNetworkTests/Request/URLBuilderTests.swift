@@ -101,6 +101,18 @@ struct URLBuilderTests {
         #expect(try url(Probe(path: "p?x=1", parameters: ["y": "2"])) == "https://api.example.com/v1/p?x=1&y=2")
     }
 
+    @Test("A base with a query keeps it after the joined path, ahead of the path's and the parameters'")
+    func baseWithQuery() throws {
+        let base = "https://h.example/v1/?key=K#frag"
+        #expect(try url(Probe(path: "users", basePath: base)) == "https://h.example/v1/users?key=K")
+        #expect(try url(Probe(path: "users?x=1", basePath: base)) == "https://h.example/v1/users?key=K&x=1")
+        #expect(
+            try url(Probe(path: "/users", basePath: base, parameters: ["y": "2"]))
+                == "https://h.example/v1/users?key=K&y=2")
+        #expect(try url(Probe(path: "", basePath: base)) == "https://h.example/v1?key=K")
+        #expect(try url(Probe(path: "users", basePath: "https://h.example/v1#f")) == "https://h.example/v1/users")
+    }
+
     @Test("With a .formURLEncoded request type, spaces in the query are +")
     func formSpaces() throws {
         let probe = Probe(path: "p", requestType: .formURLEncoded, parameters: ["q": "a b+c"])
