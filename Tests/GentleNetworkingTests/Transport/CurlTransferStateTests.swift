@@ -95,7 +95,10 @@ struct CurlTransferStateTests {
         var state = makeState(sink)
         let actions = feed(&state, ["HTTP/1.1 101 Switching Protocols", "Upgrade: x-private", ""])
         #expect(actions.abort)
-        #expect(failureCode(actions) == .badResponse)
+        #expect(state.failure?.code == .badResponse)
+        // libcurl then reports a write error; the state's reason wins.
+        let end = state.finished(libcurlFailure: TransportError(.other, url: nil, message: "write error"))
+        #expect(failureCode(end) == .badResponse)
         #expect(state.phase == .ended)
     }
 
@@ -104,8 +107,8 @@ struct CurlTransferStateTests {
         var state = makeState(.stream)
         #expect(!feed(&state, ["HTTP/1.1 102 Processing", ""]).abort)
         let (decision, actions) = state.bodyBytes(4)
-        #expect(decision == .abort)
-        #expect(failureCode(actions) == .badResponse)
+        #expect(decision == .abort && actions.abort)
+        #expect(state.failure?.code == .badResponse)
     }
 
     @Test(
