@@ -1,6 +1,6 @@
 #if canImport(CCurl)
     import Foundation
-    import GentleNetworking
+    @testable import GentleNetworking
     import GentleNetworkingTesting
     import Testing
 
@@ -13,6 +13,62 @@
 
     @Suite("CurlTransport transfers: redirects of uploads, and no descriptor left open")
     struct CurlTransferEdgeTests {
+        @Test("A file body never goes past the length it had when opened, and one that shrank fails the upload")
+        func fileBodyReads() throws {
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("body.bin")
+            try Data(repeating: 0x41, count: 100).write(to: file)
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 1)
+            defer { buffer.deallocate() }
+            func read(size: Int64, steps: Int) -> [CurlEasyRequest.FileRead] {
+                let descriptor = open(file.path, O_RDONLY)
+                defer { close(descriptor) }
+                var sent: Int64 = 0
+                return (0..<steps).map { _ in
+                    let result = CurlEasyRequest.readFileBody(
+                        descriptor, size: size, read: sent, into: buffer, capacity: 64)
+                    if case .bytes(let count) = result { sent += Int64(count) }
+                    return result
+                }
+            }
+            // Declared 10 (the file grew to 100 since): 10 bytes, then the end.
+            #expect(read(size: 10, steps: 3) == [.bytes(10), .bytes(0), .bytes(0)])
+            // Declared 100, capacity 64: 64 + 36, then the end.
+            #expect(read(size: 100, steps: 3) == [.bytes(64), .bytes(36), .bytes(0)])
+            // Declared 200 (the file shrank to 100 since): 100 bytes, then a failure, not a wait.
+            let shrank = read(size: 200, steps: 3)
+            #expect(shrank.prefix(2) == [.bytes(64), .bytes(36)])
+            guard case .failed(let message) = shrank[2] else {
+                Issue.record("expected a failure, got \(shrank)")
+                return
+            }
+            #expect(message.contains("100 of its 200 bytes"))
+        }
+
+        @Test("A file that is not regular (a device, a FIFO with no writer) is .invalidRequest, nothing sent")
+        func notRegularFile() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let fifo = directory.appendingPathComponent("pipe")
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            var request = URLRequest(url: server.url("/upload"))
+            request.httpMethod = "PUT"
+            let upload = request
+            for file in [URL(fileURLWithPath: "/dev/zero"), fifo] {
+                // Before the fix, /dev/zero went out as an empty body (its st_size is 0) and the
+                // FIFO held a pool thread in open(2) for good.
+                let result = await outcome(within: 10) {
+                    let (_, response) = try await CurlTransport().upload(for: upload, fromFile: file)
+                    return "\(response.statusCode)"
+                }
+                #expect(result.code == .invalidRequest, "\(file.path): \(result.description)")
+            }
+            #expect(server.receivedRequests.isEmpty, "\(server.receivedRequests)")
+        }
+
         @Test("An upload answered 303 follows with a GET and no body; the file is sent once")
         func uploadSeeOther() async throws {
             let server = try LoopbackServer()

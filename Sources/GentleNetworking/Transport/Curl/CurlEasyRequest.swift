@@ -36,6 +36,8 @@
             return buffer
         }()
         private var body = Data()
+        /// The bytes of a file body handed to libcurl so far (event-loop thread only).
+        private var fileBytesRead: Int64 = 0
         private let sink: Sink
         let source: Source
         private let progress: (@Sendable (TransferProgress) -> Void)?
@@ -476,11 +478,47 @@
         }
 
         func readBody(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
-            guard case .file(let descriptor, _) = source else { return 0 }
+            guard case .file(let descriptor, let size) = source else { return 0 }
+            switch Self.readFileBody(descriptor, size: size, read: fileBytesRead, into: buffer, capacity: capacity) {
+            case .bytes(let count):
+                fileBytesRead += Int64(count)
+                return count
+            case .failed(let message):
+                apply(state.withLock { $0.sinkFailed(TransportError(.invalidRequest, url: url, message: message)) })
+                return Int(CURL_READFUNC_ABORT)
+            }
+        }
+
+        /// What one read of a file body gives libcurl.
+        enum FileRead: Equatable {
+            /// Bytes to send (0: the body is complete).
+            case bytes(Int)
+            /// The upload must stop: the file is shorter than its length was, or unreadable.
+            case failed(String)
+        }
+
+        /// The next read of a file body declared as `size` bytes (its length when it was opened,
+        /// the request's `Content-Length`), `read` of which were sent: never past `size`, so a
+        /// file that grows meanwhile cannot send bytes beyond the declared length (the server
+        /// would read them as the start of another request), and a file that ends early (it
+        /// shrank) fails the upload rather than leave the server waiting for the rest.
+        static func readFileBody(
+            _ descriptor: Int32, size: Int64, read alreadyRead: Int64, into buffer: UnsafeMutableRawPointer,
+            capacity: Int
+        ) -> FileRead {
+            let left = size - alreadyRead
+            guard left > 0, capacity > 0 else { return .bytes(0) }
+            let wanted = Int(clamping: min(left, Int64(capacity)))
             while true {
-                let count = read(descriptor, buffer, capacity)
+                let count = read(descriptor, buffer, wanted)
                 if count < 0 && errno == EINTR { continue }
-                return count < 0 ? Int(CURL_READFUNC_ABORT) : count
+                if count < 0 { return .failed("Reading the file to upload failed: errno \(errno).") }
+                if count == 0 {
+                    return .failed(
+                        "The file to upload ended after \(alreadyRead) of its \(size) bytes (it shrank while "
+                            + "it was sent); the upload was stopped.")
+                }
+                return .bytes(count)
             }
         }
 

@@ -232,7 +232,9 @@
                 return try await self.send(
                     upload, sink: { .memory },
                     source: {
-                        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+                        // Non-blocking, so a FIFO with no writer cannot hold this thread in
+                        // `open`; it is refused below with any other file that is not regular.
+                        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
                         guard descriptor >= 0 else {
                             throw TransportError(
                                 .other, url: request.url, message: "Cannot open \(file.path): errno \(errno).")
@@ -242,6 +244,14 @@
                             close(descriptor)
                             throw TransportError(
                                 .other, url: request.url, message: "Cannot stat \(file.path): errno \(errno).")
+                        }
+                        // A pipe, a device (`/dev/zero`) or `/proc` file has no length to declare
+                        // (`st_size` is 0: an empty body went out, and the call succeeded).
+                        guard info.st_mode & S_IFMT == S_IFREG else {
+                            close(descriptor)
+                            throw TransportError(
+                                .invalidRequest, url: request.url,
+                                message: "\(file.path) is not a regular file; only a regular file can be uploaded.")
                         }
                         return .file(descriptor, size: Int64(info.st_size))
                     }, progress: progress)
