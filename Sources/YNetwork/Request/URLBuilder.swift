@@ -51,8 +51,12 @@ open class URLBuilder: @unchecked Sendable {
         let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
         let trimmedPath = PercentEncoding.path(String(relative[..<queryStart]))
         let joined = trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
+        if baseQuery.isEmpty {
+            // As before: a path that is only a query (`?x=1`) still gets its `/`.
+            let withQuery = trimmedPath + relative[queryStart...]
+            return withQuery.isEmpty ? String(trimmedBase) : trimmedBase + "/" + withQuery
+        }
         let pathQuery = relative[queryStart...].dropFirst()
-        if baseQuery.isEmpty { return queryStart == relative.endIndex ? joined : joined + "?" + pathQuery }
         return joined + "?" + baseQuery + (pathQuery.isEmpty ? "" : "&" + pathQuery)
     }
 

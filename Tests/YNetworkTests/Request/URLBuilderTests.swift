@@ -111,6 +111,8 @@ struct URLBuilderTests {
                 == "https://h.example/v1/users?key=K&y=2")
         #expect(try url(Probe(path: "", basePath: base)) == "https://h.example/v1?key=K")
         #expect(try url(Probe(path: "users", basePath: "https://h.example/v1#f")) == "https://h.example/v1/users")
+        // Without a query in the base, a path that is only a query keeps its slash, as before.
+        #expect(try url(Probe(path: "?x=1", basePath: "https://h.example/v1")) == "https://h.example/v1/?x=1")
     }
 
     @Test("With a .formURLEncoded request type, spaces in the query are +")
