@@ -25,9 +25,9 @@ enum PrettyJSON {
     /// The most bytes of pretty-printed text: 16 MiB.
     static let maxOutputBytes = 16 << 20
 
-    /// `text` cut at ``maxOutputBytes`` with a note of how much of the input was left out.
-    static func note(_ left: Int) -> String {
-        "\n… (output cut at \(maxOutputBytes) bytes; \(left) bytes of the JSON not shown)"
+    /// The note that ends text cut at `limit` bytes, with how much of the input was left out.
+    static func note(_ left: Int, limit: Int) -> String {
+        "\n… (output cut at \(limit) bytes; \(left) bytes of the JSON not shown)"
     }
 
     /// `data` pretty-printed in its own key order, or `nil` when it is not JSON.
@@ -35,11 +35,11 @@ enum PrettyJSON {
     /// `JSONSerialization` decides what is JSON (and its nesting limit bounds the indentation);
     /// UTF-8 text is then re-indented as written. Other encodings `JSONSerialization` reads
     /// (UTF-16, UTF-32) are printed from the parsed value, with sorted keys.
-    static func text(_ data: Data) -> String? {
+    static func text(_ data: Data, limit: Int = maxOutputBytes) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             return nil
         }
-        return reindented(data) ?? text(object: object, sourceBytes: data.count)
+        return reindented(data, limit: limit) ?? text(object: object, sourceBytes: data.count)
     }
 
     /// `object` (from `JSONSerialization`) pretty-printed with sorted keys; compact when
@@ -59,7 +59,7 @@ enum PrettyJSON {
     ///
     /// One pass, no recursion: whitespace between tokens is dropped, strings are copied byte
     /// for byte (escapes included), and structure characters get their line breaks.
-    static func reindented(_ data: Data) -> String? {
+    static func reindented(_ data: Data, limit: Int = maxOutputBytes) -> String? {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         guard !bytes.contains(0), String(validating: bytes, as: UTF8.self) != nil else { return nil }
@@ -74,9 +74,9 @@ enum PrettyJSON {
         }
         var index = 0
         while index < bytes.count {
-            if output.count > maxOutputBytes {
-                output.removeLast(output.count - maxOutputBytes)
-                return String(decoding: output, as: UTF8.self) + note(bytes.count - index)
+            if output.count > limit {
+                output.removeLast(output.count - limit)
+                return String(decoding: output, as: UTF8.self) + note(bytes.count - index, limit: limit)
             }
             let byte = bytes[index]
             index += 1
