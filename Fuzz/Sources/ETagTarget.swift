@@ -105,14 +105,13 @@ enum ETagTarget {
                 violated("renewing from the fields as received differs: \(fromFields.headers) vs \(updated.headers)")
             }
         }
-        // The framing of the 304 itself, and its cookies, never reach the entry.
-        let excluded: Set<String> = [
-            "content-length", "transfer-encoding", "content-encoding", "connection", "set-cookie", "set-cookie2",
-        ]
+        // The framing of the 304 itself, and any field that may carry a credential (a name the
+        // logs redact: cookies, tokens, sessions), never reach the entry.
+        let excluded: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "connection"]
         for (name, value) in received {
             let lowered = name.lowercased()
             let present = updated.headers.filter { $0.key.lowercased() == lowered }
-            if excluded.contains(lowered) {
+            if excluded.contains(lowered) || Redactor.isSensitiveName(name) {
                 let before = cached.headers.filter { $0.key.lowercased() == lowered }
                 if present.count != before.count || Set(present.values) != Set(before.values) {
                     violated("the 304's \(name) replaced the stored one")
