@@ -130,6 +130,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
         _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
         drain: (Body) async -> Data
     ) async throws -> (Body, Response) {
+        // Read before sending: a refresh that ends after this and hands out the credential this
+        // request carries again (a renewed session) settles its 401 by a retry.
+        let epoch = shared.withLock { $0.state.finishedRefreshes }
         let (body, exchanged) = try await exchange(request)
         guard exchanged.statusCode == 401,
             let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty
@@ -145,7 +148,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         let now = policy.now()
         let (action, refreshNumber) = shared.withLock { shared -> (RefreshCoordinatorState.Action, Int) in
             let action = shared.state.unauthorized(
-                sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), now: now)
+                sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), sentAtEpoch: epoch, now: now)
             if action == .startRefresh {
                 shared.refreshCount += 1
                 shared.inFlight = shared.refreshCount
@@ -161,7 +164,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
             throw Self.unauthorized(response, body: data, request: request, cause: limit)
         case .startRefresh, .joinRefresh:
             if action == .startRefresh {
-                startRefresh(number: refreshNumber)
+                startRefresh(number: refreshNumber, probe: unauthenticated)
                 ExchangeRecorder.note(.refreshStarted)
             } else {
                 ExchangeRecorder.note(.refreshJoined)
@@ -185,13 +188,17 @@ public final class ReauthTransport: HTTPTransportProtocol {
 
     /// Runs the refresh in its own task, so that cancelling the caller that started it does not
     /// abort a refresh that other callers are waiting for, and races it against the timeout.
-    private func startRefresh(number: Int) {
-        let refresh = Task { [refreshToken] () -> Result<Void, ReauthError> in
+    /// `probe` (the request without credentials) is authorized after the refresh, to learn the
+    /// fingerprint of the credential it produced.
+    private func startRefresh(number: Int, probe: URLRequest) {
+        let refresh = Task { [refreshToken, authService] () -> Result<String?, ReauthError> in
             do {
                 // The refresh is not part of the request that started it: what it sends is not
                 // counted in that request's metrics (a task inherits task-locals).
                 try await ExchangeRecorder.observing(nil) { try await refreshToken() }
-                return .success(())
+                let credential = try? await authService.authorize(probe).value(
+                    forHTTPHeaderField: authService.headerField)
+                return .success(credential.map(Self.fingerprint))
             } catch {
                 return .failure(
                     ReauthError(.refreshFailed, message: "The token refresh failed: \(error)", underlyingError: error))
@@ -216,15 +223,18 @@ public final class ReauthTransport: HTTPTransportProtocol {
         }
     }
 
-    /// Records the outcome of refresh `number` and resumes its waiters, unless it already
-    /// finished. Returns whether this call finished it.
+    /// Records the outcome of refresh `number` (on success, the new credential's fingerprint)
+    /// and resumes its waiters, unless it already finished. Returns whether this call finished it.
     @discardableResult
-    private static func finish(_ number: Int, with outcome: Result<Void, ReauthError>, shared: Locked<Shared>) -> Bool {
+    private static func finish(
+        _ number: Int, with result: Result<String?, ReauthError>, shared: Locked<Shared>
+    ) -> Bool {
+        let outcome = result.map { _ in () }
         let waiters = shared.withLock { shared -> [CheckedContinuation<Void, any Error>]? in
             guard shared.inFlight == number else { return nil }
             shared.inFlight = nil
-            switch outcome {
-            case .success: shared.state.refreshSucceeded()
+            switch result {
+            case .success(let credential): shared.state.refreshSucceeded(newCredential: credential)
             case .failure: shared.state.refreshFailed()
             }
             shared.outcomes[number] = outcome

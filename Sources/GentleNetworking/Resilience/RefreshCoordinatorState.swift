@@ -25,8 +25,17 @@ public struct RefreshCoordinatorState: Sendable {
     public private(set) var refreshingFrom: String?
     /// Hashes of credentials that a successful refresh replaced (the most recent 64).
     public private(set) var retired: [String] = []
+    /// Hashes of credentials a successful refresh produced, with the value of
+    /// ``finishedRefreshes`` that refresh ended at (the most recent 64). A refresh may hand out
+    /// the credential it refreshed from (a server that renews a session and keeps its token) or
+    /// an older one again: a 401 for a request sent with it *before* that refresh ended is then
+    /// settled by retrying, one sent after it by a new refresh.
+    public private(set) var issued: [String: Int] = [:]
     /// When each recent refresh started.
     public private(set) var refreshStarts: [Date] = []
+    /// How many refreshes have ended, successfully or not: the epoch an owner reads before it
+    /// sends a request, and passes to ``unauthorized(sent:current:sentAtEpoch:now:)``.
+    public private(set) var finishedRefreshes = 0
 
     /// Creates the state with a loop guard of `maxRefreshes` per `window` seconds.
     public init(maxRefreshes: Int, window: TimeInterval) {
@@ -39,10 +48,18 @@ public struct RefreshCoordinatorState: Sendable {
 
     /// A 401 arrived for a request sent with credential `sent`; `current` is the credential the
     /// auth service would add now (`nil` when it has none).
-    public mutating func unauthorized(sent: String, current: String?, now: Date) -> Action {
+    ///
+    /// - Parameter sentAtEpoch: ``finishedRefreshes`` as read before the request was sent; `nil`
+    ///   when unknown, which counts as sent after every refresh so far (a 401 for a credential
+    ///   that a refresh handed out again then starts a refresh).
+    public mutating func unauthorized(sent: String, current: String?, sentAtEpoch: Int? = nil, now: Date) -> Action {
         if retired.contains(sent) { return .retryWithCurrentCredentials }
         if refreshingFrom != nil { return .joinRefresh }
         if let current, current != sent { return .retryWithCurrentCredentials }
+        if let sentAtEpoch, let issuedAt = issued[sent], sentAtEpoch < issuedAt {
+            // Sent before the refresh that handed this credential out again had ended.
+            return .retryWithCurrentCredentials
+        }
         refreshStarts.removeAll { now.timeIntervalSince($0) >= window }
         if refreshStarts.count >= maxRefreshes { return .refuseLimitExceeded }
         refreshStarts.append(now)
@@ -50,17 +67,34 @@ public struct RefreshCoordinatorState: Sendable {
         return .startRefresh
     }
 
-    /// The in-flight refresh succeeded: its old credential is retired.
-    public mutating func refreshSucceeded() {
-        if let old = refreshingFrom {
+    /// The in-flight refresh succeeded, and the credential is now `newCredential` (its hash;
+    /// `nil` when unknown). The old credential is retired unless the refresh handed it out
+    /// again; a credential handed out again is no longer retired.
+    public mutating func refreshSucceeded(newCredential: String?) {
+        finishedRefreshes &+= 1
+        if let old = refreshingFrom, old != newCredential {
             retired.append(old)
             if retired.count > 64 { retired.removeFirst(retired.count - 64) }
+        }
+        if let newCredential {
+            retired.removeAll { $0 == newCredential }
+            issued[newCredential] = finishedRefreshes
+            if issued.count > 64, let oldest = issued.min(by: { $0.value < $1.value }) {
+                issued.removeValue(forKey: oldest.key)
+            }
         }
         refreshingFrom = nil
     }
 
+    /// The in-flight refresh succeeded, the new credential unknown: its old credential is
+    /// retired. Prefer ``refreshSucceeded(newCredential:)``.
+    public mutating func refreshSucceeded() {
+        refreshSucceeded(newCredential: nil)
+    }
+
     /// The in-flight refresh failed: nothing is retired, and the next 401 may try again.
     public mutating func refreshFailed() {
+        finishedRefreshes &+= 1
         refreshingFrom = nil
     }
 }

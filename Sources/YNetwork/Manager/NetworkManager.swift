@@ -282,8 +282,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         send: (URLRequest) async throws -> (Value, URLResponse)
     ) async throws -> (Value, URLResponse) {
         guard request.usesSession, let sessionManager = self.sessionManager else { return try await send(urlRequest) }
-        // Read before the credentials are applied: a failed refresh that ends in between then
-        // counts as one this request may not have seen, which at worst costs a refresh.
+        // Read before the credentials are applied: a refresh that ends in between counts as one
+        // this request may not have seen. A failed one then costs at worst a refresh; one that
+        // handed out these same credentials again makes a 401 to them a retry, not a refresh.
         let epoch = refresh.withLock { $0.finishedRefreshes }
         var first = urlRequest
         sessionManager.apply(&first)
@@ -297,7 +298,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         var now = urlRequest
         sessionManager.apply(&now)
         let current = Self.credentialFingerprint(of: now, appliedTo: urlRequest)
-        guard try await refreshed(sent: sent, current: current, sentAtEpoch: epoch, sessionManager: sessionManager)
+        guard
+            try await refreshed(
+                sent: sent, current: current, sentAtEpoch: epoch, original: urlRequest, sessionManager: sessionManager)
         else {
             return (value, response)
         }
@@ -312,8 +315,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// Whether the request that got a 401 with credential `sent` should be sent again: after the
     /// shared refresh succeeded, or at once when its credential was already replaced. `false`
     /// when the refresh failed or timed out, or the loop guard refused another one.
+    /// `original` is the request before the session's credentials were applied.
     private func refreshed(
-        sent: String, current: String, sentAtEpoch epoch: Int, sessionManager: any SessionManager
+        sent: String, current: String, sentAtEpoch epoch: Int, original: URLRequest, sessionManager: any SessionManager
     ) async throws -> Bool {
         let policy = refresh.withLock { $0.policy }
         let now = policy.now()
@@ -328,7 +332,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             if let failedAt = state.failures[sent], failedAt > epoch {
                 return .settled(false)
             }
-            switch state.coordinator.unauthorized(sent: sent, current: current, now: now) {
+            switch state.coordinator.unauthorized(sent: sent, current: current, sentAtEpoch: epoch, now: now) {
             case .retryWithCurrentCredentials: return .settled(true)
             case .refuseLimitExceeded: return .settled(false)
             case .joinRefresh: return .join(state.refreshNumber)
@@ -342,7 +346,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         case .settled(let outcome):
             return outcome
         case .start(let number):
-            startRefresh(number: number, from: sent, sessionManager: sessionManager, timeout: policy.timeout)
+            startRefresh(
+                number: number, from: sent, original: original, sessionManager: sessionManager, timeout: policy.timeout)
             return try await waitForRefresh(number: number)
         case .join(let number):
             return try await waitForRefresh(number: number)
@@ -351,22 +356,29 @@ open class NetworkManager: NSObject, @unchecked Sendable {
 
     /// Runs refresh `number` in its own task (cancelling the request that started it does not
     /// abort a refresh others wait for), and fails it for every waiter after `timeout` seconds
-    /// (then cancels it and ignores its result).
-    private func startRefresh(number: Int, from sent: String, sessionManager: any SessionManager, timeout: TimeInterval)
-    {
+    /// (then cancels it and ignores its result). `original` (without credentials) has the
+    /// session's credentials applied after the refresh, to learn the fingerprint of the new ones.
+    private func startRefresh(
+        number: Int, from sent: String, original: URLRequest, sessionManager: any SessionManager,
+        timeout: TimeInterval
+    ) {
         let timer = Task { [weak self] in
             do {
                 try await Task.sleep(nanoseconds: UInt64(max(0, min(timeout, 86_400)) * 1_000_000_000))
             } catch {
                 return
             }
-            guard let self, self.finishRefresh(number: number, from: sent, succeeded: false) else { return }
+            guard let self, self.finishRefresh(number: number, from: sent, renewed: nil) else { return }
             self.refresh.withLock { $0.refreshTask }?.cancel()
         }
         let refreshing = Task { [weak self] in
             guard let self else { return }
             let succeeded = await sessionManager.refresh(networkManager: self)
-            self.finishRefresh(number: number, from: sent, succeeded: succeeded)
+            var renewed = original
+            if succeeded { sessionManager.apply(&renewed) }
+            self.finishRefresh(
+                number: number, from: sent,
+                renewed: succeeded ? Self.credentialFingerprint(of: renewed, appliedTo: original) : nil)
             timer.cancel()
         }
         let ended = refresh.withLock { state -> Bool in
@@ -377,20 +389,21 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         if ended { refreshing.cancel() }
     }
 
-    /// Ends refresh `number` with `succeeded` and wakes its waiters; `false` when it had already
-    /// ended (it timed out, or finished before its timeout).
+    /// Ends refresh `number` and wakes its waiters: it succeeded when `renewed` (the fingerprint
+    /// of the credentials it produced) is not `nil`. `false` when it had already ended (it timed
+    /// out, or finished before its timeout).
     @discardableResult
-    private func finishRefresh(number: Int, from sent: String, succeeded: Bool) -> Bool {
+    private func finishRefresh(number: Int, from sent: String, renewed: String?) -> Bool {
+        let succeeded = renewed != nil
         let waiters = refresh.withLock { state -> [CheckedContinuation<Bool, any Error>]? in
             guard state.activeRefresh == number else { return nil }
             state.activeRefresh = nil
             state.refreshTask = nil
-            if succeeded {
-                state.coordinator.refreshSucceeded()
+            if let renewed {
+                state.coordinator.refreshSucceeded(newCredential: renewed)
             } else {
                 state.coordinator.refreshFailed()
             }
-            state.finishedRefreshes += 1
             if !succeeded {
                 state.failures[sent] = state.finishedRefreshes
                 if state.failures.count > 64, let oldest = state.failures.min(by: { $0.value < $1.value }) {

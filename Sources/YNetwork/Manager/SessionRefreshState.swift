@@ -6,8 +6,8 @@ import GentleNetworking
 struct SessionRefreshState {
     let policy: SessionRefreshPolicy
     var coordinator: RefreshCoordinatorState
-    /// How many refreshes have ended, whatever their outcome.
-    var finishedRefreshes = 0
+    /// How many refreshes have ended, whatever their outcome (the coordinator's count).
+    var finishedRefreshes: Int { coordinator.finishedRefreshes }
     /// For credentials (by fingerprint) whose refresh failed: ``finishedRefreshes`` after it
     /// ended. A 401 to a request sent with that credential before then fails without a refresh.
     var failures: [String: Int] = [:]

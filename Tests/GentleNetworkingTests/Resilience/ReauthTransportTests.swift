@@ -140,6 +140,92 @@ struct ReauthTransportTests {
         #expect(api.dataRequests.map(\.bearerToken) == ["t0", "t1"])
     }
 
+    @Test("A refresh that renews the session and keeps the token: each later expiry refreshes again")
+    func sameTokenRenewal() async throws {
+        let api = try AuthAPI(keepsToken: true)
+        defer { api.server.shutdown() }
+        let stack = makeStack(api, token: "t1", policy: ReauthPolicy(maxRefreshes: 10))
+        for expiry in 1...3 {
+            api.expireSession()
+            let model: Model = try await stack.service.request(to: data, via: api.environment)
+            #expect(model.property == "t1")
+            #expect(api.refreshCount == expiry, "expiry \(expiry): the server saw \(api.refreshCount) refreshes")
+        }
+        // Each expiry: a 401, the refresh, the retry that succeeds.
+        #expect(api.dataRequests.map(\.bearerToken) == Array(repeating: "t1", count: 6))
+        #expect(api.dataRequests.count == 6)
+    }
+
+    @Test("Concurrent 401s with a token the refresh hands out again: one refresh, every request retried once")
+    func sameTokenConcurrent() async throws {
+        let api = try AuthAPI(refreshAfterDataRequests: 20, keepsToken: true)
+        defer { api.server.shutdown() }
+        let stack = makeStack(api, token: "t1")
+        let environment = api.environment
+        let service = stack.service
+        let endpoint = data
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let model: Model = try await service.request(to: endpoint, via: environment)
+                    return model.property
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(tokens == Array(repeating: "t1", count: 20))
+        #expect(api.refreshCount == 1)
+        #expect(api.dataRequests.count == 40, "each 401 was retried exactly once")
+    }
+
+    @Test("401s to requests sent before a same-token renewal that arrive after it: retried, no second refresh")
+    func sameTokenLate401s() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let alive = Locked(false)
+        server.route("GET", "/data") { [weak server] request in
+            if alive.current { return .json(#"{"id":1,"property":"t1"}"#) }
+            // The first request's 401 starts the refresh at once; the others were sent before the
+            // renewal and are answered (401, their session was not alive) only well after it.
+            if let server, server.requests(path: "/data").count > 1 {
+                let deadline = Date().addingTimeInterval(30)
+                while !alive.current, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            return .json(#"{"error":"expired"}"#, status: 401)
+        }
+        server.route("POST", "/auth/refresh") { _ in
+            alive.withLock { $0 = true }
+            return .json(#"{"token":"t1"}"#)
+        }
+        let session = makeIsolatedSession()
+        let auth = InMemoryAuthService(token: "t1")
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let reauth = ReauthTransport(
+            inner: URLSessionTransport(session: session), authService: auth, policy: ReauthPolicy(maxRefreshes: 10)
+        ) {
+            struct TokenResponse: Decodable { let token: String }
+            let plain = HTTPNetworkService(transport: URLSessionTransport(session: session))
+            let response: TokenResponse = try await plain.request(
+                to: Endpoint(path: "/auth/refresh", method: .post), via: environment)
+            try await auth.saveAccessToken(response.token)
+        }
+        let service = HTTPNetworkService(transport: reauth, authService: auth)
+        let endpoint = data
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let model: Model = try await service.request(to: endpoint, via: environment)
+                    return model.property
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(tokens == Array(repeating: "t1", count: 4))
+        #expect(server.requests(path: "/auth/refresh").count == 1, "the late 401s started no refresh of their own")
+        #expect(server.requests(path: "/data").count == 8, "each 401 was retried exactly once")
+    }
+
     @Test("A second 401 is returned as is, and the loop guard stops repeated refreshes")
     func secondUnauthorizedAndLoopGuard() async throws {
         let api = try AuthAPI(acceptsAnyToken: false)

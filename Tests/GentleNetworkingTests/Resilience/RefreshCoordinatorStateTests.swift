@@ -50,3 +50,50 @@ struct RefreshCoordinatorStateTests {
         #expect(state.unauthorized(sent: "C", current: "C", now: t0.addingTimeInterval(60)) == .startRefresh)
     }
 }
+
+@Suite("The refresh state machine when a refresh hands out a credential again")
+struct RefreshCoordinatorRenewalTests {
+    let t0 = Date(timeIntervalSince1970: 0)
+
+    @Test("A refresh that keeps the credential does not retire it: a later 401 for it refreshes again")
+    func sameCredential() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        let before = state.finishedRefreshes
+        #expect(state.unauthorized(sent: "A", current: "A", sentAtEpoch: before, now: t0) == .startRefresh)
+        state.refreshSucceeded(newCredential: "A")
+        #expect(state.retired.isEmpty)
+        // Sent before that refresh ended: settled by a retry, no second refresh.
+        #expect(
+            state.unauthorized(sent: "A", current: "A", sentAtEpoch: before, now: t0) == .retryWithCurrentCredentials)
+        // Sent after it: the server rejects the renewed credential, so it is refreshed again.
+        let after = state.finishedRefreshes
+        #expect(state.unauthorized(sent: "A", current: "A", sentAtEpoch: after, now: t0) == .startRefresh)
+        #expect(state.refreshStarts.count == 2)
+    }
+
+    @Test("A credential handed out again after rotation (A, B, A) is no longer retired")
+    func cycledCredential() {
+        var state = RefreshCoordinatorState(maxRefreshes: 5, window: 60)
+        _ = state.unauthorized(sent: "A", current: "A", sentAtEpoch: state.finishedRefreshes, now: t0)
+        state.refreshSucceeded(newCredential: "B")
+        #expect(state.retired == ["A"])
+        _ = state.unauthorized(sent: "B", current: "B", sentAtEpoch: state.finishedRefreshes, now: t0)
+        state.refreshSucceeded(newCredential: "A")
+        #expect(state.retired == ["B"])
+        #expect(
+            state.unauthorized(sent: "A", current: "A", sentAtEpoch: state.finishedRefreshes, now: t0) == .startRefresh)
+    }
+
+    @Test("Without an epoch, a 401 for a renewed credential refreshes; an unknown new credential retires the old")
+    func unknowns() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        _ = state.unauthorized(sent: "A", current: "A", now: t0)
+        state.refreshSucceeded(newCredential: "A")
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.retired == ["A"])
+        #expect(state.finishedRefreshes == 2)
+        state.refreshFailed()
+        #expect(state.finishedRefreshes == 3)
+    }
+}

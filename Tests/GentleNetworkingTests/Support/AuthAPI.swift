@@ -8,6 +8,8 @@ import GentleNetworkingTesting
 final class AuthAPI: Sendable {
     let server: LoopbackServer
     let acceptedToken: Locked<String>
+    /// With `keepsToken`: whether the server-side session of the token is alive.
+    let sessionAlive = Locked(false)
     private let issued = Locked(1)
 
     /// - Parameters:
@@ -18,17 +20,22 @@ final class AuthAPI: Sendable {
     ///     many times (at most 120 s), then after `refreshDelay`: so every concurrent request's
     ///     401 arrives while the refresh is running, however slowly the tests run (ThreadSanitizer
     ///     on a loaded machine).
+    ///   - keepsToken: `true` makes the server renew a session instead of rotating tokens: `/data`
+    ///     accepts `t1` while ``sessionAlive`` (initially not, see ``expireSession()``), and
+    ///     `/auth/refresh` revives the session and answers `t1` again.
     init(
         refreshDelay: TimeInterval = 0, refreshStatus: Int = 200, acceptsAnyToken: Bool = true,
-        refreshAfterDataRequests: Int = 0
+        refreshAfterDataRequests: Int = 0, keepsToken: Bool = false
     ) throws {
         let server = try LoopbackServer()
         let acceptedToken = Locked("t1")
         let issued = self.issued
+        let sessionAlive = self.sessionAlive
         self.server = server
         self.acceptedToken = acceptedToken
         server.route("GET", "/data") { request in
-            guard acceptsAnyToken, request.bearerToken == acceptedToken.current else {
+            guard acceptsAnyToken, request.bearerToken == acceptedToken.current, !keepsToken || sessionAlive.current
+            else {
                 return .json(#"{"error":"token expired"}"#, status: 401)
             }
             return .json(#"{"id":1,"property":"\#(request.bearerToken ?? "")"}"#)
@@ -46,13 +53,18 @@ final class AuthAPI: Sendable {
                 }
             }
             let token = issued.withLock { count -> String in
+                if keepsToken { return "t1" }
                 count += 1
                 return "t\(count)"
             }
+            sessionAlive.withLock { $0 = true }
             acceptedToken.withLock { $0 = token }
             return LoopbackResponse.json(#"{"token":"\#(token)"}"#).with { $0.delayBeforeHeaders = refreshDelay }
         }
     }
+
+    /// Ends the server-side session (with `keepsToken`): `/data` answers 401 until a refresh.
+    func expireSession() { sessionAlive.withLock { $0 = false } }
 
     var refreshCount: Int { server.requests(path: "/auth/refresh").count }
     var dataRequests: [LoopbackRequest] { server.requests(path: "/data") }

@@ -184,6 +184,31 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/refresh").isEmpty)
     }
 
+    @Test("A refresh that renews the session and hands out the same token: each later expiry refreshes again")
+    func sameTokenRenewal() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let alive = Locked(false)
+        server.route("GET", "/me") { request in
+            request.bearerToken == "same" && alive.current
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        server.route("POST", "/refresh") { _ in
+            alive.withLock { $0 = true }
+            return .json(#"{"token":"same"}"#)
+        }
+        let session = TokenSession(token: "same", refreshDelay: 0)
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(maxRefreshes: 10, window: 60))
+        for expiry in 1...3 {
+            alive.withLock { $0 = false }
+            let user: User = try await manager.submit(Me())
+            #expect(user.name == "Ada")
+            #expect(server.requests(path: "/refresh").count == expiry, "expiry \(expiry)")
+        }
+        #expect(server.requests(path: "/me").map(\.bearerToken) == Array(repeating: "same", count: 6))
+    }
+
     @Test("A server that rejects every fresh token: the loop guard stops after 3 refreshes in the window")
     func loopGuard() async throws {
         let server = try LoopbackServer()
