@@ -108,11 +108,14 @@ struct GentleDemo {
 
         step(3, "Fetch one model (GET, bearer token attached)")
         let model: Model = try await networkService.request(to: DemoEndpoint.model(id: 123), via: apiEnvironment)
-        print("    decoded: \(model)")
+        // What a server sent is printed escaped: with --base-url it could hold terminal controls.
+        print("    decoded: \(PrintableText.escaping(String(describing: model)))")
 
         step(4, "Fetch a list")
         let models: [Model] = try await networkService.requestModels(to: DemoEndpoint.models, via: apiEnvironment)
-        print("    decoded: \(models.count) models: \(models.map(\.property).joined(separator: ", "))")
+        print(
+            "    decoded: \(models.count) models: "
+                + PrintableText.escaping(models.map(\.property).joined(separator: ", ")))
 
         step(5, "A typed HTTP error keeps the server's payload")
         try await keyChainAuthService.deleteAccessToken()
@@ -120,7 +123,8 @@ struct GentleDemo {
             let _: Model = try await networkService.request(to: DemoEndpoint.model(id: 1), via: apiEnvironment)
             print("    unexpected success")
         } catch let error as NetworkError {
-            print("    caught: kind \(error.kind), body \(error.response?.bodyText ?? "<none>")")
+            print(
+                "    caught: kind \(error.kind), body \(PrintableText.escaping(error.response?.bodyText ?? "<none>"))")
         }
 
         step(6, "Canned transports: no network at all")

@@ -157,12 +157,13 @@ enum Redactor {
     }
 
     /// Headers with every credential value replaced, and any header whose value contains one
-    /// of `secrets` replaced too (a server echoing a token in a header of its own).
+    /// of `secrets` replaced too (a server echoing a token in a header of its own). Control
+    /// characters in names and values are escaped (``PrintableText``).
     static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
             let shown = isURLHeader(name) ? urlHeaderValue(value) : headerValue(name: name, value: value)
-            result[name] = scrub(shown, secrets: secrets)
+            result[PrintableText.escaping(name)] = PrintableText.escaping(scrub(shown, secrets: secrets))
         }
         return result
     }
@@ -310,8 +311,10 @@ enum Redactor {
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
-        if utf8.count <= limit && size <= maxScannedBodyBytes { return text ?? "" }
-        return String(decoding: utf8.prefix(limit), as: UTF8.self) + "… (\(size) bytes)"
+        // Cut first, then escaped: the excerpt is one line, whatever control characters the
+        // server put in it (at most a few times `limit` bytes).
+        if utf8.count <= limit && size <= maxScannedBodyBytes { return PrintableText.escaping(text ?? "") }
+        return PrintableText.escaping(String(decoding: utf8.prefix(limit), as: UTF8.self)) + "… (\(size) bytes)"
     }
 
     /// `step` with a redirect's target scrubbed of `secrets`.

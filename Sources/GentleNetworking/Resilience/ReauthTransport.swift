@@ -201,7 +201,11 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 return .success(credential.map(Self.fingerprint))
             } catch {
                 return .failure(
-                    ReauthError(.refreshFailed, message: "The token refresh failed: \(error)", underlyingError: error))
+                    ReauthError(
+                        .refreshFailed,
+                        // The closure's error may quote what the refresh endpoint sent.
+                        message: "The token refresh failed: \(PrintableText.escaping(String(describing: error)))",
+                        underlyingError: error))
             }
         }
         let timeout = policy.refreshTimeout

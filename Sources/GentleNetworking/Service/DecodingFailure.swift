@@ -27,14 +27,18 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Builds a failure from a `DecodingError` or any other error a decoder throws.
-    /// `secrets`, the request's credential values, are scrubbed from the excerpt and the reason.
+    /// `secrets`, the request's credential values, are scrubbed from the excerpt and the reason;
+    /// control characters (a decoder quotes the server's strings and keys) are escaped
+    /// (``PrintableText``).
     static func from(
         _ error: any Error, modelType: String, statusCode: Int, body: Data, secrets: [String] = []
     ) -> DecodingFailure {
         let failure = unscrubbed(error, modelType: modelType, statusCode: statusCode, body: body, secrets: secrets)
         return DecodingFailure(
-            modelType: failure.modelType, codingPath: Redactor.scrub(failure.codingPath, secrets: secrets),
-            reason: Redactor.scrub(failure.reason, secrets: secrets), statusCode: failure.statusCode,
+            modelType: failure.modelType,
+            codingPath: PrintableText.escaping(Redactor.scrub(failure.codingPath, secrets: secrets)),
+            reason: PrintableText.escaping(Redactor.scrub(failure.reason, secrets: secrets)),
+            statusCode: failure.statusCode,
             bodyExcerpt: failure.bodyExcerpt)
     }
 

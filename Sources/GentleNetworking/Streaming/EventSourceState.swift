@@ -59,7 +59,7 @@ public struct EventSourceState: Sendable {
         if (200..<300).contains(statusCode) {
             let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard type == "text/event-stream" else {
-                return end(.fail(.unexpectedContentType(contentType ?? "")))
+                return end(.fail(.unexpectedContentType(PrintableText.escaping(contentType ?? ""))))
             }
             return nil
         }
@@ -174,7 +174,8 @@ public struct EventSourcePolicy: Sendable {
 public enum EventSourceFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered a status that is not retried.
     case status(Int)
-    /// A 2xx response that is not `text/event-stream`.
+    /// A 2xx response that is not `text/event-stream`, with its `Content-Type` (control
+    /// characters escaped, as ``PrintableText`` does).
     case unexpectedContentType(String)
     /// This many reconnects in a row brought no event.
     case reconnectsExhausted(Int)

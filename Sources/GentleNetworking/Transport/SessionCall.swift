@@ -271,7 +271,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         touch()
         guard let http = response as? HTTPURLResponse else {
             fail(
-                TransportError(.badResponse, url: request.url, message: "The response is not an HTTP response."),
+                TransportError(.badResponse, url: request.url, message: TransportError.notHTTPResponseMessage),
                 fromDelegate: true)
             completionHandler(.cancel)
             return

@@ -85,6 +85,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         "TransportError.\(code): \(message)"
     }
 
+    /// The message of the ``Code/badResponse`` error for a response that is not HTTP (a
+    /// `URLProtocol` of the session's answered with a plain `URLResponse`).
+    package static let notHTTPResponseMessage = "The response is not an HTTP response."
+
     /// Maps a `URLError` to a transport error, or returns `CancellationError` for a cancellation.
     public static func map(_ error: URLError, url: URL?) -> any Error {
         let code: Code
@@ -105,7 +109,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             code = .tlsFailure
         default: code = classifyUnknown(error.localizedDescription)
         }
-        return TransportError(code, url: url, message: error.localizedDescription, underlyingError: error)
+        // corelibs' text is libcurl's, which may quote what the server sent: one printable line.
+        return TransportError(
+            code, url: url, message: PrintableText.escaping(error.localizedDescription), underlyingError: error)
     }
 
     /// swift-corelibs-foundation reports many libcurl failures as `URLError.unknown`, keeping

@@ -402,7 +402,9 @@
         /// libcurl before 8.6 reports a header line above its own 100 KiB limit.
         static func error(for code: CURLcode, url: URL?, detail: String = "") -> TransportError {
             let summary = String(cString: curl_easy_strerror(code))
-            let message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
+            // libcurl's detail may quote what the server sent: one printable line.
+            let message =
+                detail.isEmpty || detail == summary ? summary : "\(summary): \(PrintableText.escaping(detail))"
             var mapped = baseCode(for: code)
             if mapped == .connectionLost || mapped == .other, !detail.isEmpty {
                 let refined = TransportError.classifyUnknown(detail)
