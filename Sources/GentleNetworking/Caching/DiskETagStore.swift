@@ -8,6 +8,13 @@ import Foundation
 ///   files of writers that died before their rename are removed when the store first reads the
 ///   directory.
 /// - A corrupt, truncated or foreign file is a cache miss (and is deleted), never a crash.
+/// - Only what this user wrote is served. The directory must be this user's and not a symlink
+///   (one this store creates is 0700; one of this user's that others may write to, such as a
+///   0775 directory made under umask 002, is made unwritable by them on first use); otherwise the
+///   store reads, writes and removes nothing (every lookup misses) and ``directoryProblem`` says
+///   why. An entry is read only if it is a regular file (not a symlink, FIFO or device) owned
+///   by this user, not writable by others and no larger than ``maxBytes``. The directory's
+///   parents are trusted as they are: put the store under a directory of your own.
 /// - Recency survives restarts: reading an entry touches its file's modification time.
 /// - No credential is written: a file holds the SHA-256 of its key, not the key (whose URL may
 ///   carry `?api_key=…`), and an entry's ``CachedResponse/url`` is not stored (it reads back as
@@ -18,6 +25,12 @@ public actor DiskETagStore: ETagStoreProtocol {
     public let directory: URL
     /// The most bytes the entries may take on disk.
     public let maxBytes: Int
+
+    /// Why the store is not using ``directory``, as of its last call (`nil` when it is, or the
+    /// directory does not exist yet): it is a symlink, not a directory, or another user's. The
+    /// store then serves nothing from it and writes nothing to it; fix the directory (or choose
+    /// one of your own) and the next call uses it.
+    public private(set) var directoryProblem: String?
 
     /// The entries' file names and sizes in least-recently-used order, read from the directory
     /// (oldest modification time first) on first use.
@@ -43,10 +56,20 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     /// The entry for `key`, or `nil` when there is none or it cannot be read.
     public func cachedResponse(for key: String) -> CachedResponse? {
+        guard isDirectoryTrusted(creating: false) else { return nil }
         let name = Self.fileName(for: key)
         let url = directory.appendingPathComponent(name)
-        guard let data = try? Data(contentsOf: url) else {
+        let data: Data
+        switch PrivateFile.contents(of: url.path, maxBytes: maxBytes) {
+        case .data(let contents):
+            data = contents
+        case .missing:
             withIndex { $0.removeValue(for: name) }
+            return nil
+        case .unreadable:
+            return nil  // perhaps later: kept
+        case .refused:
+            discard(name)
             return nil
         }
         guard let (storedKeyHash, response) = Self.decode(data), storedKeyHash == SHA256Digest.hexHash(key) else {
@@ -65,8 +88,8 @@ public actor DiskETagStore: ETagStoreProtocol {
             return
         }
         let name = Self.fileName(for: key)
+        guard isDirectoryTrusted(creating: true) else { return }
         do {
-            try AtomicFile.makeDirectory(directory.path, mode: 0o700)
             try AtomicFile.write(data, to: directory.appendingPathComponent(name).path, mode: 0o600)
         } catch {
             return
@@ -77,13 +100,40 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     /// Removes the entry for `key`.
     public func remove(for key: String) {
+        guard isDirectoryTrusted(creating: false) else { return }
         discard(Self.fileName(for: key))
     }
 
     /// Removes every entry (and only entries).
     public func removeAll() {
+        guard isDirectoryTrusted(creating: false) else { return }
         for name in withIndex({ $0.keysByRecency }) {
             discard(name)
+        }
+    }
+
+    // MARK: Directory
+
+    /// Whether the directory is one only this user can change (see ``directoryProblem``);
+    /// with `creating`, a missing one is made first (0700, parents too).
+    private func isDirectoryTrusted(creating: Bool) -> Bool {
+        var state = PrivateFile.directoryState(directory.path, tightening: true)
+        if state == .missing, creating {
+            try? AtomicFile.makeDirectory(directory.path, mode: 0o700)
+            state = PrivateFile.directoryState(directory.path, tightening: true)
+        }
+        switch state {
+        case .trusted:
+            if directoryProblem != nil { index = nil }  // listed again, now that it is trusted
+            directoryProblem = nil
+            return true
+        case .missing:
+            directoryProblem = nil
+            return false
+        case .untrusted(let reason):
+            if directoryProblem == nil { index = nil }  // what was listed is not trusted either
+            directoryProblem = reason
+            return false
         }
     }
 
@@ -99,6 +149,7 @@ public actor DiskETagStore: ETagStoreProtocol {
 
     /// The entries in the directory, the least recently modified first.
     private func readIndex() -> LRUEntries<Void> {
+        guard PrivateFile.directoryState(directory.path, tightening: true) == .trusted else { return LRUEntries() }
         AtomicFile.removeAbandonedTemporaries(in: directory.path, targetsEndingWith: "." + Self.fileExtension)
         var found: [(name: String, size: Int, modified: Date)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
