@@ -1,18 +1,45 @@
 import GentleNetworking
 
 extension URLSession: Requester {
-    /// Sends `request` with a data task of this session and calls `response` once on
-    /// `request.responseQueue`.
+    /// Sends `request` with this session and calls `response` once on `request.responseQueue`.
     ///
-    /// - No base URL set: ``JustNetworkingError/baseURLNotSet(router:)``, and no task is created.
+    /// - No base URL set: ``JustNetworkingError/baseURLNotSet(router:)``, and nothing is sent.
     /// - A non-2xx status: ``JustNetworkingError/unacceptableStatusCode(statusCode:headers:body:)``
-    ///   with the body. Redirects are followed as the session's delegate decides; on a hop to
-    ///   another origin (scheme, host or port), `Authorization`, `Cookie` and
-    ///   `Proxy-Authorization` are removed first.
+    ///   with the body.
     /// - A response that is not HTTP: ``JustNetworkingError/notHTTPResponse``.
-    /// - A `URLError` (including `.cancelled`) or the parser's error is delivered unchanged.
+    /// - A `URLError` (including `.cancelled` and `.timedOut`) or the parser's error is delivered
+    ///   unchanged.
+    /// - On a redirect to another origin (scheme, host or port), `Authorization`, `Cookie` and
+    ///   `Proxy-Authorization` are removed first.
+    ///
+    /// On Linux, a session without a delegate (such as `URLSession.shared`) sends through a
+    /// ``URLSessionTransport`` made from it (one per session, kept for the 8 most recently used),
+    /// because a plain data task of corelibs' URLSession never completes on a 401 with
+    /// `WWW-Authenticate`, re-sends a 307/308 with an empty body, restarts its timeout on every
+    /// chunk and holds any body in memory. So there, a 401 is delivered, a 307/308 sends the body
+    /// again, the request's timeout is an idle timeout that holds, redirects stop after 10, and
+    /// at most 100 MiB of body is held (past it: `TransportError(.responseTooLarge)`). Such a
+    /// request starts on a session of the transport's own, so invalidating this session does
+    /// not cancel it. Elsewhere (Apple platforms, and a session with a delegate, which decides
+    /// redirects and challenges) it is a data task of this session.
     public func execute<T: Request>(_ request: T, response: @escaping RequestResponse<T.Response>) {
         guard let urlRequest = RequesterDelivery.urlRequest(for: request, response: response) else { return }
+        #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+            if delegate == nil {
+                let transport = SessionRequesterTransports.transport(for: self)
+                Task {
+                    let outcome: RequesterDelivery.Outcome
+                    do {
+                        let (data, httpResponse) = try await transport.data(for: urlRequest)
+                        outcome = .body(data, statusCode: httpResponse.statusCode, headers: httpResponse.stringHeaders)
+                    } catch {
+                        outcome = .failure(SessionRequesterTransports.deliverable(error))
+                    }
+                    RequesterDelivery.deliver(outcome, for: request, response: response)
+                }
+                return
+            }
+        #endif
         let task = dataTask(with: urlRequest) { data, urlResponse, error in
             let outcome: RequesterDelivery.Outcome
             if let error {
@@ -30,5 +57,60 @@ extension URLSession: Requester {
         // any, still decides whether to follow.
         task.delegate = RedirectCredentialGuard(originalURL: urlRequest.url)
         task.resume()
+    }
+}
+
+/// The ``URLSessionTransport`` the `URLSession` requester sends through on Linux, one per session.
+///
+/// The most recently used sessions' transports are kept (at most ``capacity``), so a session's
+/// requests share one transport and its connections; a session in the cache stays alive until
+/// it is evicted.
+enum SessionRequesterTransports {
+    /// How many sessions' transports are kept.
+    static let capacity = 8
+
+    /// Most recently used last.
+    private static let cache = Locked<[(session: ObjectIdentifier, transport: URLSessionTransport)]>([])
+
+    /// The transport for `session`, made on first use.
+    static func transport(for session: URLSession) -> URLSessionTransport {
+        let key = ObjectIdentifier(session)
+        return cache.withLock { entries in
+            if let index = entries.firstIndex(where: { $0.session == key }) {
+                let entry = entries.remove(at: index)
+                entries.append(entry)
+                return entry.transport
+            }
+            let transport = URLSessionTransport(session: session)
+            entries.append((key, transport))
+            if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+            return transport
+        }
+    }
+
+    /// What the requester delivers for the transport's `error`: what a data task of the
+    /// session would have delivered where it has an equivalent (the session's `URLError`; a
+    /// cancellation, deadline or redirect limit as `URLError` `.cancelled`, `.timedOut`,
+    /// `.httpTooManyRedirects`; a `URLProtocol`'s own error; a response that is not HTTP as
+    /// ``JustNetworkingError/notHTTPResponse``), otherwise the transport's error (a body over
+    /// the limit, conflicting framing).
+    static func deliverable(_ error: any Error) -> any Error {
+        guard let transportError = error as? TransportError else {
+            if error is CancellationError { return URLError(.cancelled) }
+            return error
+        }
+        if let urlError = transportError.underlyingError as? URLError { return urlError }
+        switch transportError.code {
+        case .timedOut:
+            return URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: transportError.message])
+        case .tooManyRedirects:
+            return URLError(.httpTooManyRedirects, userInfo: [NSLocalizedDescriptionKey: transportError.message])
+        case .badResponse where transportError.message == TransportError.notHTTPResponseMessage:
+            return JustNetworkingError.notHTTPResponse
+        case .other:
+            return transportError.underlyingError ?? transportError
+        default:
+            return transportError
+        }
     }
 }
