@@ -10,7 +10,8 @@ import Foundation
 ///   failure reconnects; any other status, content type or failure fails it.
 /// - Every reconnect sends the last event ID seen (`Last-Event-ID`).
 /// - The first reconnect after progress (an event delivered) waits the reconnection time: the
-///   server's `retry:` when it sent one (capped by ``EventSourcePolicy/maxReconnectionTime``),
+///   server's `retry:` when it sent one (at least ``EventSourcePolicy/minReconnectionTime``, at
+///   most ``EventSourcePolicy/maxReconnectionTime``),
 ///   else ``EventSourcePolicy/defaultReconnectionTime``. Each further reconnect without an event
 ///   in between backs off with the policy's jitter, and never waits less than the reconnection
 ///   time; after ``RetryPolicy/maxRetries`` of them, the stream fails.
@@ -80,7 +81,8 @@ public struct EventSourceState: Sendable {
 
     /// The stream set `retry:` (in a block that dispatched no event, or in one that did).
     public mutating func reconnectionTimeSet(milliseconds: Int) {
-        serverReconnectionTime = min(Double(max(0, milliseconds)) / 1000, policy.maxReconnectionTime)
+        let seconds = Double(max(0, milliseconds)) / 1000
+        serverReconnectionTime = min(max(seconds, policy.minReconnectionTime), policy.maxReconnectionTime)
     }
 
     /// The stream set an ID in a block that dispatched no event.
@@ -155,6 +157,11 @@ public struct EventSourcePolicy: Sendable {
     public var defaultReconnectionTime: TimeInterval
     /// The longest `retry:` honoured; 60 s by default (a larger value waits 60 s).
     public var maxReconnectionTime: TimeInterval
+    /// The shortest `retry:` honoured; 0.5 s by default (a smaller value, `retry: 0` included,
+    /// waits 0.5 s). A server that sends `retry: 0` and closes after each event would otherwise
+    /// be reconnected to as fast as the machine can: every connection brings an event, so the
+    /// backoff for reconnects without progress never starts. Set 0 to honour any value.
+    public var minReconnectionTime: TimeInterval
     /// The backoff for reconnects without an event in between: its `maxRetries` (3 by default)
     /// is how many are tried, its base, cap and jitter how long they wait.
     public var backoff: RetryPolicy
@@ -162,10 +169,11 @@ public struct EventSourcePolicy: Sendable {
     /// Creates a policy; negative or NaN times count as 0.
     public init(
         defaultReconnectionTime: TimeInterval = 3, maxReconnectionTime: TimeInterval = 60,
-        backoff: RetryPolicy = RetryPolicy()
+        backoff: RetryPolicy = RetryPolicy(), minReconnectionTime: TimeInterval = 0.5
     ) {
         self.defaultReconnectionTime = defaultReconnectionTime.isNaN ? 0 : max(0, defaultReconnectionTime)
         self.maxReconnectionTime = maxReconnectionTime.isNaN ? 0 : max(0, maxReconnectionTime)
+        self.minReconnectionTime = minReconnectionTime.isNaN ? 0 : max(0, minReconnectionTime)
         self.backoff = backoff
     }
 }

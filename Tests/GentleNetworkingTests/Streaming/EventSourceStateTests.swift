@@ -37,6 +37,17 @@ struct EventSourceStateTests {
         var capped = EventSourceState(policy: policy)
         capped.reconnectionTimeSet(milliseconds: Int.max)
         #expect(capped.serverReconnectionTime == 60)
+        // A tiny one waits the floor, 0.5 s by default; a policy may lower it to 0.
+        capped.reconnectionTimeSet(milliseconds: 0)
+        #expect(capped.serverReconnectionTime == 0.5)
+        capped.reconnectionTimeSet(milliseconds: -5)
+        #expect(capped.serverReconnectionTime == 0.5)
+        capped.reconnectionTimeSet(milliseconds: 750)
+        #expect(capped.serverReconnectionTime == 0.75)
+        var unfloored = EventSourceState(policy: EventSourcePolicy(minReconnectionTime: 0))
+        unfloored.reconnectionTimeSet(milliseconds: 0)
+        #expect(unfloored.serverReconnectionTime == 0)
+        #expect(EventSourcePolicy(minReconnectionTime: .nan).minReconnectionTime == 0)
     }
 
     @Test("An event resets the backoff")

@@ -25,9 +25,9 @@ struct EventSourceWireTests {
             case 1:
                 return kind == .curl
                     ? .eventStream(
-                        ["retry: 250\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n", "id: 3\ndata: lost\n\n"],
+                        ["retry: 600\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n", "id: 3\ndata: lost\n\n"],
                         closeAfter: 3)
-                    : .eventStream(["retry: 250\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"])
+                    : .eventStream(["retry: 600\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"])
             case 2: return .eventStream(["id: 3\ndata: three\n\n"])
             default: return .status(204)
             }
@@ -49,8 +49,33 @@ struct EventSourceWireTests {
         #expect(header("last-event-id", 2) == "3")
         #expect((0..<3).allSatisfy { header("accept", $0) == "text/event-stream" })
         #expect((0..<3).allSatisfy { header("authorization", $0) == "Bearer tok" })
-        // After the drop: the server's 250 ms; after the clean end: 250 ms again (progress was made).
-        #expect(clock.recordedDelays == [0.25, 0.25])
+        // After the drop: the server's 600 ms; after the clean end: 600 ms again (progress was made).
+        #expect(clock.recordedDelays == [0.6, 0.6])
+    }
+
+    @Test(
+        "A server sending retry: 0 and closing after each event is reconnected to after the 0.5 s floor",
+        arguments: TransportKind.all)
+    func retryFloor(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let connections = Locked(0)
+        server.route("GET", "/feed") { _ in
+            let number = connections.increment()
+            return .eventStream(["retry: 0\nid: \(number)\ndata: e\(number)\n\n"])
+        }
+        let clock = RecordingClock()
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
+        let source = service.eventSource(
+            to: Endpoint(path: "/feed", method: .get), via: environment(server), clock: clock.clock)
+        var received: [String] = []
+        for try await event in source {
+            received.append(event.data)
+            if received.count == 4 { break }
+        }
+        #expect(received == ["e1", "e2", "e3", "e4"])
+        #expect(server.requests(path: "/feed").count == 4)
+        #expect(clock.recordedDelays == [0.5, 0.5, 0.5], "the server's retry: 0 waited the floor")
     }
 
     @Test("A status that is not retried ends the sequence with EventSourceFailure.status, after one request")
