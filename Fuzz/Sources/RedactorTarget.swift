@@ -118,6 +118,9 @@ enum RedactorTarget {
                 "the secret leaked from \(String(decoding: body, as: UTF8.self).debugDescription): \(excerpt.debugDescription)"
             )
         }
+        if excerpt.unicodeScalars.contains(where: PrintableText.isControl) {
+            violated("a control character is in the excerpt, unescaped: \(excerpt.debugDescription)")
+        }
         headersAndURL(String(decoding: body.prefix(24), as: UTF8.self).replacingOccurrences(of: "Q", with: "q"))
     }
 
