@@ -274,14 +274,16 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         return try await engine.submit(request)
     }
 
-    /// Sends `urlRequest` with the session's credentials (when `request` uses the session); on a
-    /// 401, refreshes them once (shared with every concurrent 401, through the core's
-    /// `RefreshCoordinatorState` and its loop guard) and sends once more.
+    /// Sends `urlRequest` with the session's credentials (when `request` uses the session and
+    /// goes to its base's origin); on a 401, refreshes them once (shared with every concurrent
+    /// 401, through the core's `RefreshCoordinatorState` and its loop guard) and sends once more.
     func withSession<Value>(
         _ request: NetworkRequest, _ urlRequest: URLRequest,
         send: (URLRequest) async throws -> (Value, URLResponse)
     ) async throws -> (Value, URLResponse) {
-        guard request.usesSession, let sessionManager = self.sessionManager else { return try await send(urlRequest) }
+        guard request.usesSession, let sessionManager = self.sessionManager,
+            Self.sessionCovers(urlRequest.url, base: request.basePath ?? currentConfiguration.basePath)
+        else { return try await send(urlRequest) }
         // Read before the credentials are applied: a refresh that ends in between counts as one
         // this request may not have seen. A failed one then costs at worst a refresh; one that
         // handed out these same credentials again makes a 401 to them a retry, not a refresh.
@@ -440,6 +442,16 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             let waiter = refresh.withLock { $0.waiters[number]?.removeValue(forKey: id) }
             waiter?.resume(throwing: CancellationError())
         }
+    }
+
+    /// Whether the session's credentials go with a request to `url`: when it has the origin
+    /// (scheme, host, port) of `base`, the request's base path or the configuration's. An
+    /// absolute path to another origin (a CDN, a presigned upload URL, plain `http` to the same
+    /// host) is sent without them. With no base, or one that is not an absolute URL, every
+    /// request is covered, as in Y-Network.
+    static func sessionCovers(_ url: URL?, base: PathRepresentable?) -> Bool {
+        guard let base, let baseURL = URL(string: base.pathValue), baseURL.host != nil else { return true }
+        return Origin.isSameOrigin(baseURL, url)
     }
 
     /// The names of the header fields `sessionManager.apply` added to or changed in `original`.

@@ -13,7 +13,9 @@ import Foundation
 /// - ``timeoutInterval``: `0` — the configuration's timeout, else the transport's default.
 /// - ``cachePolicy``: `nil` — the configuration's policy, else `.useProtocolCachePolicy`.
 /// - ``parserFactory``: `nil` — the configuration's factory.
-/// - ``usesSession``: `true` — the session manager adds credentials and refreshes them on a 401.
+/// - ``usesSession``: `true` — the session manager adds credentials and refreshes them on a 401,
+///   for a request to the origin of its base path (an absolute path to another origin goes
+///   without them).
 public protocol NetworkRequest: Sendable {
     /// The base the ``path`` is relative to; `nil` by default.
     var basePath: PathRepresentable? { get }

@@ -209,6 +209,32 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me").map(\.bearerToken) == Array(repeating: "same", count: 6))
     }
 
+    @Test("Session credentials go only to the base path's origin: an absolute path elsewhere gets none")
+    func credentialsStayWithOrigin() async throws {
+        let api = try LoopbackServer()
+        let elsewhere = try LoopbackServer()
+        defer {
+            api.shutdown()
+            elsewhere.shutdown()
+        }
+        for server in [api, elsewhere] {
+            server.route("GET", "/me") { _ in .json(#"{"id":1,"name":"Ada"}"#) }
+        }
+        struct Absolute: NetworkRequest {
+            let url: String
+            var path: PathRepresentable { url }
+        }
+        let manager = makeManager(server: api, sessionManager: TokenSession(token: "secret-token", refreshDelay: 0))
+
+        let _: User = try await manager.submit(Me())
+        let _: User = try await manager.submit(Absolute(url: api.url("/me").absoluteString))
+        let _: User = try await manager.submit(Absolute(url: elsewhere.url("/me").absoluteString))
+
+        #expect(api.requests(path: "/me").map(\.bearerToken) == ["secret-token", "secret-token"])
+        #expect(elsewhere.requests(path: "/me").count == 1)
+        #expect(elsewhere.requests(path: "/me").allSatisfy { $0.header("Authorization") == nil })
+    }
+
     @Test("A server that rejects every fresh token: the loop guard stops after 3 refreshes in the window")
     func loopGuard() async throws {
         let server = try LoopbackServer()
