@@ -147,6 +147,16 @@ final class LogRecordContent: @unchecked Sendable {
         }
     }
 
+    /// The size of the body the record was made from (the whole of it, not the excerpt); `nil`
+    /// when the record has none or was made by hand.
+    var bodySize: Int? {
+        switch source {
+        case .literal, .step, .failure: return nil
+        case .request: return context?.request.httpBody == nil ? nil : context?.bodySize
+        case .response(_, _, let size): return size
+        }
+    }
+
     var errorDescription: String? {
         switch source {
         case .literal(_, _, _, _, let description, _): return description

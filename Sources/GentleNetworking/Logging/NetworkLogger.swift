@@ -105,6 +105,8 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible, CustomReflect
     public var headers: [String: String] { content.headers }
     /// The start of the body (at most 1 KiB), with credentials redacted; `nil` when there is none.
     public var bodyExcerpt: String? { content.bodyExcerpt }
+    /// The size of the body the excerpt comes from (for the HAR recorder); `nil` when unknown.
+    var bodySize: Int? { content.bodySize }
     /// The failure, redacted, for ``Event/failure``.
     public var errorDescription: String? { content.errorDescription }
     /// What happened, for the step events (``Event/redirect``, ``Event/retry``,

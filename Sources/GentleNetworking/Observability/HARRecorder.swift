@@ -142,7 +142,8 @@ public final class HARRecorder: NetworkLogger, Sendable {
         default:
             let headers = outcome.headers
             var content: [String: Any] = [
-                "size": declaredSize(headers) ?? outcome.bodyExcerpt?.utf8.count ?? 0,
+                // The body's own size: the excerpt is cut, re-serialized and escaped.
+                "size": declaredSize(headers) ?? outcome.bodySize ?? outcome.bodyExcerpt?.utf8.count ?? 0,
                 "mimeType": header("Content-Type", in: headers) ?? "",
             ]
             if let text = outcome.bodyExcerpt, !text.isEmpty { content["text"] = text }

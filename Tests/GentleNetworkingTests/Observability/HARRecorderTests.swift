@@ -185,6 +185,30 @@ struct HARRecorderTests {
         }
     }
 
+    @Test(
+        "A chunked text body: the entry's content.size is the body's size, the text its escaped excerpt",
+        arguments: TransportKind.all)
+    func chunkedBodySize(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let body = String(repeating: "line\r\n\u{1B}[0m", count: 300)  // 3,000 bytes
+        server.route("GET", "/text") { _ in
+            LoopbackResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Data(body.utf8)).with {
+                $0.chunked = true
+            }
+        }
+        let har = HARRecorder(creatorName: "HARRecorderTests")
+        let service = HTTPNetworkService(transport: try kind.make(), logger: har)
+        _ = try await service.requestData(
+            to: Endpoint(path: "/text", method: .get), via: DefaultAPIEnvironment(baseURL: server.baseURL))
+        let file = try #require(try JSONSerialization.jsonObject(with: har.harData()) as? [String: Any])
+        let entries = try #require((file["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        #expect(content["size"] as? Int == 3000, "\(content["size"] ?? "nil")")
+        let text = try #require(content["text"] as? String)
+        #expect(text.hasPrefix(#"line\r\n\u001B[0m"#), "\(text.prefix(40))")
+    }
+
     @Test("An entry lists the request's steps and takes its protocol and timings from the final exchange")
     func stepsAndTimings() throws {
         let har = HARRecorder()
