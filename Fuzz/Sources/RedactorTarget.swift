@@ -13,7 +13,9 @@ import Foundation
 /// secret in a sensitive query item and in the user info are redacted too.
 ///
 /// Asserts: no trap; no `Q` ever reaches the output of a body, header or URL redaction (not even
-/// part of the secret); a raw body never makes an excerpt longer than the limit plus its suffix.
+/// part of the secret); an excerpt holds no control character unescaped (the escaper's fast
+/// byte scan agrees with its own character test). (The length of an excerpt is not asserted:
+/// escapes make it up to six times the limit.)
 enum RedactorTarget {
     static let secret = "QQQQQQQQQQQQ"
     static let secretKeys = ["password", "token", "cookie", "pass\\u0077ord", "T\\u006fken", "Set-Cookie", "api_key"]

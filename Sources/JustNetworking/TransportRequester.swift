@@ -9,7 +9,8 @@ import GentleNetworking
 /// requester.execute(RequestType<User>(requestFactory: factory)) { result in … }
 /// ```
 ///
-/// It behaves exactly like the `URLSession` requester; see ``Requester``.
+/// It follows the rules of ``Requester``, as the `URLSession` requester does; its errors are the
+/// stack's (`TransportError`, `CancellationError`) rather than `URLError`s.
 public struct TransportRequester: Requester, Sendable {
     /// The transport (or decorated stack) each request is sent through.
     public let transport: any HTTPTransportProtocol

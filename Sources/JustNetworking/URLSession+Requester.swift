@@ -100,11 +100,15 @@ enum SessionRequesterTransports {
             return error
         }
         if let urlError = transportError.underlyingError as? URLError { return urlError }
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: transportError.message]
+        if let url = transportError.url {
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+        }
         switch transportError.code {
         case .timedOut:
-            return URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: transportError.message])
+            return URLError(.timedOut, userInfo: userInfo)
         case .tooManyRedirects:
-            return URLError(.httpTooManyRedirects, userInfo: [NSLocalizedDescriptionKey: transportError.message])
+            return URLError(.httpTooManyRedirects, userInfo: userInfo)
         case .badResponse where transportError.message == TransportError.notHTTPResponseMessage:
             return JustNetworkingError.notHTTPResponse
         case .other:

@@ -7,8 +7,9 @@
 /// reorder what is shown. Each such character is written as an escape instead: `\r`, `\n`,
 /// `\t`, and JSON's `\u001B` for the others (C0 controls, DEL, the C1 controls U+0080–U+009F,
 /// the bidirectional marks U+061C, U+200E and U+200F, embeddings, overrides and isolates
-/// U+202A–U+202E and U+2066–U+2069, and the line and paragraph separators U+2028–U+2029), so an
-/// escaped JSON body is still JSON. Everything else, backslashes included, is kept.
+/// U+202A–U+202E and U+2066–U+2069, and the line and paragraph separators U+2028–U+2029), so
+/// JSON that parses, re-serialized compactly (every such character inside a string), is still
+/// JSON once escaped. Everything else, backslashes included, is kept.
 package enum PrintableText {
     /// `text` with every control character escaped; `text` itself when it has none (the common
     /// case, checked byte by byte without allocating).

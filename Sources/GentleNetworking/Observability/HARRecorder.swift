@@ -142,8 +142,9 @@ public final class HARRecorder: NetworkLogger, Sendable {
         default:
             let headers = outcome.headers
             var content: [String: Any] = [
-                // The body's own size: the excerpt is cut, re-serialized and escaped.
-                "size": declaredSize(headers) ?? outcome.bodySize ?? outcome.bodyExcerpt?.utf8.count ?? 0,
+                // The decoded body's own size (HAR's content.size): the excerpt is cut,
+                // re-serialized and escaped, and a Content-Length counts the encoded bytes.
+                "size": outcome.bodySize ?? declaredSize(headers) ?? outcome.bodyExcerpt?.utf8.count ?? 0,
                 "mimeType": header("Content-Type", in: headers) ?? "",
             ]
             if let text = outcome.bodyExcerpt, !text.isEmpty { content["text"] = text }

@@ -34,7 +34,8 @@ public struct EventSourceState: Sendable {
     public let policy: EventSourcePolicy
     /// The last event ID seen, sent when reconnecting.
     public private(set) var lastEventID: String?
-    /// The server's reconnection time in seconds, once it sent `retry:` (capped).
+    /// The server's reconnection time in seconds, once it sent `retry:` (within the policy's
+    /// floor and cap).
     public private(set) var serverReconnectionTime: TimeInterval?
     /// Reconnects since the last delivered event.
     public private(set) var reconnectsWithoutProgress = 0
@@ -82,7 +83,10 @@ public struct EventSourceState: Sendable {
     /// The stream set `retry:` (in a block that dispatched no event, or in one that did).
     public mutating func reconnectionTimeSet(milliseconds: Int) {
         let seconds = Double(max(0, milliseconds)) / 1000
-        serverReconnectionTime = min(max(seconds, policy.minReconnectionTime), policy.maxReconnectionTime)
+        // The floor never exceeds the client's own default: a server's value then cannot make
+        // it wait longer than saying nothing would.
+        let floor = min(policy.minReconnectionTime, policy.defaultReconnectionTime)
+        serverReconnectionTime = min(max(seconds, floor), policy.maxReconnectionTime)
     }
 
     /// The stream set an ID in a block that dispatched no event.
@@ -158,15 +162,17 @@ public struct EventSourcePolicy: Sendable {
     /// The longest `retry:` honoured; 60 s by default (a larger value waits 60 s).
     public var maxReconnectionTime: TimeInterval
     /// The shortest `retry:` honoured; 0.5 s by default (a smaller value, `retry: 0` included,
-    /// waits 0.5 s). A server that sends `retry: 0` and closes after each event would otherwise
-    /// be reconnected to as fast as the machine can: every connection brings an event, so the
-    /// backoff for reconnects without progress never starts. Set 0 to honour any value.
+    /// waits 0.5 s), or ``defaultReconnectionTime`` when that is shorter. A server that sends
+    /// `retry: 0` and closes after each event would otherwise be reconnected to as fast as the
+    /// machine can: every connection brings an event, so the backoff for reconnects without
+    /// progress never starts. Set 0 to honour any value. ``maxReconnectionTime`` wins over it.
     public var minReconnectionTime: TimeInterval
     /// The backoff for reconnects without an event in between: its `maxRetries` (3 by default)
     /// is how many are tried, its base, cap and jitter how long they wait.
     public var backoff: RetryPolicy
 
-    /// Creates a policy; negative or NaN times count as 0.
+    /// Creates a policy; negative or NaN times count as 0. `minReconnectionTime` is 0.5 s by
+    /// default (see ``minReconnectionTime``).
     public init(
         defaultReconnectionTime: TimeInterval = 3, maxReconnectionTime: TimeInterval = 60,
         backoff: RetryPolicy = RetryPolicy(), minReconnectionTime: TimeInterval = 0.5

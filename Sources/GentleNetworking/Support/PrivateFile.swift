@@ -23,7 +23,7 @@ enum PrivateFile {
 
     /// The state of the directory at `path` (its last component is not followed if a symlink).
     /// With `tightening`, a directory of this user's that others may write to is made
-    /// unwritable by them (`chmod g-w,o-w`) and is then trusted: a file another user put there
+    /// unwritable by them (`chmod g-w,o-w`, other bits kept) and is then trusted: a file another user put there
     /// before is still refused by ``contents(of:maxBytes:)``, being theirs.
     static func directoryState(_ path: String, tightening: Bool = false) -> DirectoryState {
         var info = stat()
@@ -33,7 +33,7 @@ enum PrivateFile {
         if info.st_mode & S_IFMT == S_IFLNK { return .untrusted("\(path) is a symbolic link.") }
         guard info.st_mode & S_IFMT == S_IFDIR else { return .untrusted("\(path) is not a directory.") }
         guard info.st_uid == geteuid() else { return .untrusted("\(path) is owned by another user.") }
-        if info.st_mode & 0o022 != 0, tightening, chmod(path, info.st_mode & 0o755) == 0 {
+        if info.st_mode & 0o022 != 0, tightening, chmod(path, info.st_mode & 0o7777 & ~0o022) == 0 {
             return .trusted
         }
         guard info.st_mode & 0o022 == 0 else {

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// Credentials for a ``NetworkManager``: applied to every request whose
-/// ``NetworkRequest/usesSession`` is `true`, and refreshed when the server answers 401.
+/// ``NetworkRequest/usesSession`` is `true` and whose URL has the origin of its base path (an
+/// absolute path to another origin goes without them), and refreshed when the server answers 401.
 ///
 /// On a 401 the manager calls ``refresh(networkManager:)`` once for all requests that failed
 /// with the same credentials (concurrent 401s share one refresh), then applies the session

@@ -48,6 +48,10 @@ struct EventSourceStateTests {
         unfloored.reconnectionTimeSet(milliseconds: 0)
         #expect(unfloored.serverReconnectionTime == 0)
         #expect(EventSourcePolicy(minReconnectionTime: .nan).minReconnectionTime == 0)
+        // The floor never exceeds the client's own default.
+        var quick = EventSourceState(policy: EventSourcePolicy(defaultReconnectionTime: 0.2))
+        quick.reconnectionTimeSet(milliseconds: 100)
+        #expect(quick.serverReconnectionTime == 0.2)
     }
 
     @Test("An event resets the backoff")
