@@ -62,7 +62,7 @@ final class NetworkLogSession: Sendable {
 
     /// Logs the failure, with the request's metrics. The error's description is redacted now (a
     /// failure is no hot path), so the record does not keep the error and what it holds alive.
-    /// It is one printable line, whatever error it describes (``PrintableText``).
+    /// It is one printable line, whatever error it describes (`PrintableText`).
     func failure(_ error: any Error, metrics: RequestMetrics? = nil) {
         let description = PrintableText.escaping(context.scrub(String(describing: error)))
         logger.log(

@@ -158,7 +158,7 @@ enum Redactor {
 
     /// Headers with every credential value replaced, and any header whose value contains one
     /// of `secrets` replaced too (a server echoing a token in a header of its own). Control
-    /// characters in names and values are escaped (``PrintableText``).
+    /// characters in names and values are escaped (`PrintableText`).
     static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {

@@ -46,12 +46,16 @@ public struct RefreshCoordinatorState: Sendable {
     /// Whether a refresh is in flight.
     public var isRefreshing: Bool { refreshingFrom != nil }
 
-    /// A 401 arrived for a request sent with credential `sent`; `current` is the credential the
-    /// auth service would add now (`nil` when it has none).
+    /// A 401 arrived for a request sent with credential `sent`.
     ///
-    /// - Parameter sentAtEpoch: ``finishedRefreshes`` as read before the request was sent; `nil`
-    ///   when unknown, which counts as sent after every refresh so far (a 401 for a credential
-    ///   that a refresh handed out again then starts a refresh).
+    /// - Parameters:
+    ///   - sent: The hash of the credential the request carried.
+    ///   - current: The hash of the credential the auth service would add now (`nil` when it has
+    ///     none).
+    ///   - sentAtEpoch: ``finishedRefreshes`` as read before the request was sent; `nil` when
+    ///     unknown, which counts as sent after every refresh so far (a 401 for a credential that
+    ///     a refresh handed out again then starts a refresh).
+    ///   - now: The current time, for the loop guard's window.
     public mutating func unauthorized(sent: String, current: String?, sentAtEpoch: Int? = nil, now: Date) -> Action {
         if retired.contains(sent) { return .retryWithCurrentCredentials }
         if refreshingFrom != nil { return .joinRefresh }

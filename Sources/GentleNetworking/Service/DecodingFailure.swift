@@ -29,7 +29,7 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
     /// Builds a failure from a `DecodingError` or any other error a decoder throws.
     /// `secrets`, the request's credential values, are scrubbed from the excerpt and the reason;
     /// control characters (a decoder quotes the server's strings and keys) are escaped
-    /// (``PrintableText``).
+    /// (`PrintableText`).
     static func from(
         _ error: any Error, modelType: String, statusCode: Int, body: Data, secrets: [String] = []
     ) -> DecodingFailure {

@@ -189,7 +189,7 @@ public enum EventSourceFailure: Error, Sendable, Hashable, CustomStringConvertib
     /// The server answered a status that is not retried.
     case status(Int)
     /// A 2xx response that is not `text/event-stream`, with its `Content-Type` (control
-    /// characters escaped, as ``PrintableText`` does).
+    /// characters written as escapes, `\r`, `\n`, `\u001B`, as in error messages).
     case unexpectedContentType(String)
     /// This many reconnects in a row brought no event.
     case reconnectsExhausted(Int)
