@@ -403,6 +403,10 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             state.refreshTask = nil
             if let renewed {
                 state.coordinator.refreshSucceeded(newCredential: renewed)
+                // The session works again: a 401 to a request sent before an earlier refresh
+                // failed is now settled by retrying with the current credentials (the
+                // coordinator's decision), not failed for that older refresh.
+                state.failures.removeAll()
             } else {
                 state.coordinator.refreshFailed()
             }

@@ -10,6 +10,7 @@ struct SessionRefreshState {
     var finishedRefreshes: Int { coordinator.finishedRefreshes }
     /// For credentials (by fingerprint) whose refresh failed: ``finishedRefreshes`` after it
     /// ended. A 401 to a request sent with that credential before then fails without a refresh.
+    /// Emptied when a refresh succeeds.
     var failures: [String: Int] = [:]
     /// The number of the last refresh started, and of the one in flight.
     var refreshNumber = 0

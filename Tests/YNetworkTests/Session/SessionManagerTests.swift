@@ -209,6 +209,69 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me").map(\.bearerToken) == Array(repeating: "same", count: 6))
     }
 
+    @Test("A 401 held back past a failed refresh and a later renewal is retried, not failed for the old refresh")
+    func lateUnauthorizedAfterRecovery() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let alive = Locked(false)
+        let gate = DispatchSemaphore(value: 0)
+        let slowCalls = Locked(0)
+        server.route("GET", "/me") { request in
+            request.bearerToken == "same" && alive.current
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        // The first call is answered 401 only when the test opens the gate: a request sent
+        // before both refreshes whose answer arrives after them.
+        server.route("GET", "/me/slow") { request in
+            if slowCalls.withLock({ calls -> Int in
+                calls += 1
+                return calls
+            }) == 1 {
+                _ = gate.wait(timeout: .now() + 30)
+                return .json(#"{"error":"expired"}"#, status: 401)
+            }
+            return request.bearerToken == "same" && alive.current
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        let refreshCalls = Locked(0)
+        server.route("POST", "/refresh") { _ in
+            // The first refresh fails; the second renews the session and keeps the token.
+            if refreshCalls.withLock({ calls -> Int in
+                calls += 1
+                return calls
+            }) == 1 {
+                return .json(#"{"error":"unavailable"}"#, status: 500)
+            }
+            alive.withLock { $0 = true }
+            return .json(#"{"token":"same"}"#)
+        }
+        struct SlowMe: NetworkRequest {
+            var path: PathRepresentable { "me/slow" }
+        }
+        let session = TokenSession(token: "same", refreshDelay: 0)
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(maxRefreshes: 10, window: 60))
+
+        let held = Task { () throws -> User in try await manager.submit(SlowMe()) }
+        let sentBy = Date().addingTimeInterval(20)
+        while server.requests(path: "/me/slow").isEmpty, Date() < sentBy {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(server.requests(path: "/me/slow").count == 1)
+        await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+            let _: User = try await manager.submit(Me())
+        }
+        let recovered: User = try await manager.submit(Me())
+        #expect(recovered.name == "Ada")
+        #expect(server.requests(path: "/refresh").count == 2)
+
+        gate.signal()
+        let late = try await held.value
+        #expect(late.name == "Ada")
+        #expect(server.requests(path: "/refresh").count == 2)
+        #expect(server.requests(path: "/me/slow").map(\.bearerToken) == ["same", "same"])
+    }
+
     @Test("Session credentials go only to the base path's origin: an absolute path elsewhere gets none")
     func credentialsStayWithOrigin() async throws {
         let api = try LoopbackServer()
