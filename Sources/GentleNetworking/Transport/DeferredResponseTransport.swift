@@ -77,7 +77,8 @@ struct DeferredResponse: Sendable {
         self.init(statusCode: response.statusCode, url: response.url, fields: { response.stringHeaders }) { response }
     }
 
-    /// Builds the `HTTPURLResponse` (each call builds a new one).
+    /// Builds the `HTTPURLResponse` (a transport may hand out one it built before for the same
+    /// URL and head: responses are immutable).
     func response() throws -> HTTPURLResponse {
         try build()
     }

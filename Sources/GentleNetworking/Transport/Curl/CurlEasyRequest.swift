@@ -522,12 +522,16 @@
             }
         }
 
-        /// The response for a parsed head, or `nil` for an invalid status line.
+        /// The response for a parsed head, or `nil` for an invalid status line. A head that
+        /// repeats a recent one byte for byte, from the same URL, gets the response built for it
+        /// (``CurlResponseCache``): building one costs more than the rest of a small request.
         static func makeResponse(url: URL?, head: ResponseHead) -> HTTPURLResponse? {
             guard let url, (100...999).contains(head.statusCode) else { return nil }
-            let fields = DeferredResponse.merged(head.headers)
-            return HTTPURLResponse(
-                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: fields)
+            return CurlResponseCache.shared.response(url: url, head: head) {
+                HTTPURLResponse(
+                    url: url, statusCode: head.statusCode, httpVersion: head.httpVersion,
+                    headerFields: DeferredResponse.merged(head.headers))
+            }
         }
 
         /// Called on the event-loop thread when libcurl is done with the transfer.

@@ -5,7 +5,7 @@ import Foundation
 /// The fields are kept as the bytes libcurl handed over and become strings only when
 /// ``headers`` is read: most requests (`HTTPNetworkService.request`) never read them, and two
 /// strings per field line cost more than the rest of the head's handling.
-struct CurlResponseHead: Sendable {
+struct CurlResponseHead: Sendable, Equatable {
     var statusCode = 0
     var httpVersion = "HTTP/1.1"
     /// The field lines as received (without their line ending), each followed by a LF. libcurl
@@ -13,6 +13,9 @@ struct CurlResponseHead: Sendable {
     private var fieldLines: [UInt8] = []
     /// How many field lines `fieldLines` holds.
     private(set) var fieldCount = 0
+
+    /// How many bytes the field lines take (with their line ends).
+    var fieldBytes: Int { fieldLines.count }
 
     /// The header fields in the order received: the name is what precedes a line's first colon
     /// (as spelled by the server), the value what follows it without leading spaces and tabs;
