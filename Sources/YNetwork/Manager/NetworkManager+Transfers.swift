@@ -26,7 +26,9 @@ extension NetworkManager {
                 do {
                     let built = try RequestAssembler(configuration: configuration).build(request)
                     defer { built.removeTemporaryFile() }
-                    let ((), response) = try await self.withSession(request, built.request) { urlRequest in
+                    let ((), response) = try await self.withSession(
+                        request, built.request, configuration: configuration
+                    ) { urlRequest in
                         reporter.restart()
                         let response = try await configuration.networkEngine.download(
                             urlRequest, to: file, progress: { reporter.report($0.fractionReceived) })
@@ -72,7 +74,8 @@ extension NetworkManager {
                         try writePrivateFile(built.request.httpBody ?? Data(), to: bodyFile)
                         source = bodyFile
                     }
-                    let (data, response) = try await self.withSession(request, urlRequest) { urlRequest in
+                    let (data, response) = try await self.withSession(request, urlRequest, configuration: configuration)
+                    { urlRequest in
                         reporter.restart()
                         return try await configuration.networkEngine.upload(
                             urlRequest, fromFile: source, progress: { reporter.report($0.fractionSent) })

@@ -253,7 +253,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         do {
             let built = try RequestAssembler(configuration: configuration).build(request)
             defer { built.removeTemporaryFile() }
-            let (data, response) = try await withSession(request, built.request) { urlRequest in
+            let (data, response) = try await withSession(request, built.request, configuration: configuration) {
+                urlRequest in
                 try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
             }
             peekTaskResult(request: request, data: data, response: response, error: nil)
@@ -277,12 +278,14 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// Sends `urlRequest` with the session's credentials (when `request` uses the session and
     /// goes to its base's origin); on a 401, refreshes them once (shared with every concurrent
     /// 401, through the core's `RefreshCoordinatorState` and its loop guard) and sends once more.
+    /// `configuration` is the one `urlRequest` was built with: its base path decides the origin
+    /// the credentials may go to, whatever the manager is configured with meanwhile.
     func withSession<Value>(
-        _ request: NetworkRequest, _ urlRequest: URLRequest,
+        _ request: NetworkRequest, _ urlRequest: URLRequest, configuration: NetworkManagerConfiguration,
         send: (URLRequest) async throws -> (Value, URLResponse)
     ) async throws -> (Value, URLResponse) {
         guard request.usesSession, let sessionManager = self.sessionManager,
-            Self.sessionCovers(urlRequest.url, base: request.basePath ?? currentConfiguration.basePath)
+            Self.sessionCovers(urlRequest.url, base: request.basePath ?? configuration.basePath)
         else { return try await send(urlRequest) }
         // Read before the credentials are applied: a refresh that ends in between counts as one
         // this request may not have seen. A failed one then costs at worst a refresh; one that

@@ -298,6 +298,31 @@ struct SessionManagerTests {
         #expect(elsewhere.requests(path: "/me").allSatisfy { $0.header("Authorization") == nil })
     }
 
+    @Test(
+        "A transfer is judged by the base it was built with: reconfiguring meanwhile neither adds nor drops credentials"
+    )
+    func transferKeepsItsBase() async throws {
+        let first = try makeServer()
+        defer { first.shutdown() }
+        let second = try makeServer()
+        defer { second.shutdown() }
+        let session = TokenSession(token: "fresh", refreshDelay: 0)
+        let manager = makeManager(server: first, sessionManager: session)
+        let result: Result<Data, any Error> = await withCheckedContinuation { continuation in
+            manager.submitBackgroundDownload(Me()) { result in
+                continuation.resume(returning: result.flatMap { url in Result { try Data(contentsOf: url) } })
+            }
+            // Before the transfer's task runs: the manager now points at another origin.
+            manager.configure(
+                with: NetworkManagerConfiguration(
+                    basePath: second.baseURL.absoluteString, networkEngine: URLNetworkEngine(transport: nil)),
+                sessionManager: session)
+        }
+        #expect(try result.get() == Data(#"{"id":1,"name":"Ada"}"#.utf8))
+        #expect(first.requests(path: "/me").map(\.bearerToken) == ["fresh"])
+        #expect(second.requests(path: "/me").isEmpty)
+    }
+
     @Test("A server that rejects every fresh token: the loop guard stops after 3 refreshes in the window")
     func loopGuard() async throws {
         let server = try LoopbackServer()
