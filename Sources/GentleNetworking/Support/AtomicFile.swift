@@ -105,14 +105,3 @@ enum AtomicFile {
         }
     }
 }
-
-/// `write(2)`, named so it does not clash with Swift's `write` overloads on any platform.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.write(descriptor, buffer, count)
-    #elseif canImport(Musl)
-        Musl.write(descriptor, buffer, count)
-    #else
-        Darwin.write(descriptor, buffer, count)
-    #endif
-}

@@ -93,14 +93,3 @@ enum PrivateFile {
         return .data(Data(bytes[0..<filled]))
     }
 }
-
-/// `read(2)`, named so it does not clash with Swift's `read` overloads on any platform.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-        Glibc.read(descriptor, buffer, count)
-    #elseif canImport(Musl)
-        Musl.read(descriptor, buffer, count)
-    #else
-        Darwin.read(descriptor, buffer, count)
-    #endif
-}
