@@ -19,8 +19,10 @@ import Foundation
 /// - Writes are atomic: a temporary file in the same directory, flushed, then renamed over.
 ///   Each save or delete first removes the temporary files of writers that died before their
 ///   rename (a crash, `kill -9`), so no copy of a deleted credential stays behind.
-/// - A file that cannot be parsed is ``CredentialStoreError/Code/corruptFile`` and is never
-///   overwritten: saving into it fails too, so nothing is silently lost.
+/// - A file that cannot be parsed, or is larger than 1 MiB, is
+///   ``CredentialStoreError/Code/corruptFile`` and is never overwritten: saving into it fails
+///   too, so nothing is silently lost. Anything but a regular file at its path (a FIFO, a
+///   device) is ``CredentialStoreError/Code/insecurePermissions``, without waiting on it.
 /// - The parsed file is kept in memory. Each read checks, with two `lstat` calls, that the
 ///   directory and file are still private and that the file is the same one (device, inode,
 ///   size, modification time, mode); only then is the cached value used. A save or delete
@@ -37,6 +39,9 @@ public struct FileCredentialStore: Sendable {
 
     /// Serializes reads and writes from this process; the rename keeps other processes safe.
     private static let lock = NSLock()
+
+    /// The largest credentials file read: a few tokens take a few KiB.
+    static let maxFileBytes = 1 << 20
 
     /// The entries last read or written, with the identity of the file they came from.
     private let cache = Locked(CredentialFileCache())
@@ -125,13 +130,24 @@ public struct FileCredentialStore: Sendable {
             throw Self.ioError("stat", path: directoryPath)
         }
         try Self.checkDirectory(info, path: directoryPath)
-        let descriptor = open(filePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO put where the file belongs returns at once instead of
+        // waiting for a writer (it is refused below); it changes nothing for a regular file.
+        let descriptor = open(filePath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return [:] }
             throw Self.ioError("open", path: filePath)
         }
         defer { close(descriptor) }
         if fstat(descriptor, &info) != 0 { throw Self.ioError("stat", path: filePath) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw CredentialStoreError(
+                .insecurePermissions, path: filePath, message: "The credentials path is not a regular file.")
+        }
+        guard info.st_size <= Int64(Self.maxFileBytes) else {
+            throw CredentialStoreError(
+                .corruptFile, path: filePath,
+                message: "The credentials file is larger than \(Self.maxFileBytes) bytes; it was left untouched.")
+        }
         if info.st_mode & 0o077 != 0 {
             throw CredentialStoreError(
                 .insecurePermissions, path: filePath,
@@ -148,6 +164,12 @@ public struct FileCredentialStore: Sendable {
             }
             if count == 0 { break }
             data.append(contentsOf: buffer[0..<count])
+            // A file that grew while it was read is no more trusted than a large one.
+            if data.count > Self.maxFileBytes {
+                throw CredentialStoreError(
+                    .corruptFile, path: filePath,
+                    message: "The credentials file is larger than \(Self.maxFileBytes) bytes; it was left untouched.")
+            }
         }
         do {
             let contents = try JSONDecoder().decode(FileContents.self, from: data)

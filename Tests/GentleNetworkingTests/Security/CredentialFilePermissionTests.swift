@@ -119,3 +119,51 @@ struct CredentialFilePermissionTests {
         #expect(Self.mode(directory.appendingPathComponent("credentials.json").path) == 0o600)
     }
 }
+
+@Suite("The credential file is a small regular file, or refused without waiting on it")
+struct CredentialFileShapeTests {
+    private func privateDirectory() throws -> (root: URL, directory: URL) {
+        let root = makeTemporaryDirectory()
+        let directory = root.appendingPathComponent("gn")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o700)
+        return (root, directory)
+    }
+
+    @Test("A FIFO where the file belongs is refused at once (no writer ever comes), reads and writes alike")
+    func fifoIsRefused() throws {
+        let (root, directory) = try privateDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = directory.appendingPathComponent("credentials.json")
+        #expect(mkfifo(file.path, 0o600) == 0)
+        let store = FileCredentialStore(directory: directory)
+        let start = Date()
+        #expect { try store.value(for: "token") } throws: {
+            (($0 as? CredentialStoreError)?.code == .insecurePermissions)
+        }
+        #expect { try store.setValue("new", for: "token") } throws: {
+            (($0 as? CredentialStoreError)?.code == .insecurePermissions)
+        }
+        #expect(Date().timeIntervalSince(start) < 5)
+        var info = stat()
+        lstat(file.path, &info)
+        #expect(info.st_mode & S_IFMT == S_IFIFO, "left as it was")
+    }
+
+    @Test("A file over 1 MiB is corruptFile and left untouched, for reads and writes")
+    func hugeFileIsRefused() throws {
+        let (root, directory) = try privateDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = directory.appendingPathComponent("credentials.json")
+        let padding = String(repeating: "x", count: (1 << 20) + 1)
+        let contents = Data(#"{"entries":{"token":"big-secret","pad":"\#(padding)"},"version":1}"#.utf8)
+        try contents.write(to: file)
+        chmod(file.path, 0o600)
+        let store = FileCredentialStore(directory: directory)
+        #expect { try store.value(for: "token") } throws: { (($0 as? CredentialStoreError)?.code == .corruptFile) }
+        #expect { try store.setValue(nil, for: "token") } throws: {
+            (($0 as? CredentialStoreError)?.code == .corruptFile)
+        }
+        #expect(try Data(contentsOf: file) == contents)
+    }
+}
