@@ -143,16 +143,17 @@ public struct FileCredentialStore: Sendable {
             throw CredentialStoreError(
                 .insecurePermissions, path: filePath, message: "The credentials path is not a regular file.")
         }
-        guard info.st_size <= Int64(Self.maxFileBytes) else {
-            throw CredentialStoreError(
-                .corruptFile, path: filePath,
-                message: "The credentials file is larger than \(Self.maxFileBytes) bytes; it was left untouched.")
-        }
         if info.st_mode & 0o077 != 0 {
             throw CredentialStoreError(
                 .insecurePermissions, path: filePath,
                 message: "The credentials file is accessible by other users (mode \(Self.octal(info.st_mode))); "
                     + "run chmod 600 on it.")
+        }
+        // After the permission check: a file others can read is reported as that first.
+        guard info.st_size <= Int64(Self.maxFileBytes) else {
+            throw CredentialStoreError(
+                .corruptFile, path: filePath,
+                message: "The credentials file is larger than \(Self.maxFileBytes) bytes; it was left untouched.")
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)

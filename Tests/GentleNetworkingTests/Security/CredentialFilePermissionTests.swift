@@ -165,5 +165,10 @@ struct CredentialFileShapeTests {
             (($0 as? CredentialStoreError)?.code == .corruptFile)
         }
         #expect(try Data(contentsOf: file) == contents)
+        // Open to others as well: that is what is reported, as for any such file.
+        chmod(file.path, 0o644)
+        #expect { try store.value(for: "token") } throws: {
+            (($0 as? CredentialStoreError)?.code == .insecurePermissions)
+        }
     }
 }
