@@ -150,11 +150,7 @@ public struct FileCredentialStore: Sendable {
                     + "run chmod 600 on it.")
         }
         // After the permission check: a file others can read is reported as that first.
-        guard info.st_size <= Int64(Self.maxFileBytes) else {
-            throw CredentialStoreError(
-                .corruptFile, path: filePath,
-                message: "The credentials file is larger than \(Self.maxFileBytes) bytes; it was left untouched.")
-        }
+        guard info.st_size <= Int64(Self.maxFileBytes) else { throw Self.tooLarge(filePath) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -166,11 +162,7 @@ public struct FileCredentialStore: Sendable {
             if count == 0 { break }
             data.append(contentsOf: buffer[0..<count])
             // A file that grew while it was read is no more trusted than a large one.
-            if data.count > Self.maxFileBytes {
-                throw CredentialStoreError(
-                    .corruptFile, path: filePath,
-                    message: "The credentials file is larger than \(Self.maxFileBytes) bytes; it was left untouched.")
-            }
+            if data.count > Self.maxFileBytes { throw Self.tooLarge(filePath) }
         }
         do {
             let contents = try JSONDecoder().decode(FileContents.self, from: data)
@@ -242,6 +234,13 @@ public struct FileCredentialStore: Sendable {
                 message: "The credentials directory is accessible by other users (mode \(octal(info.st_mode))); "
                     + "run chmod 700 on it.")
         }
+    }
+
+    /// The error for a credentials file over ``maxFileBytes``.
+    private static func tooLarge(_ path: String) -> CredentialStoreError {
+        CredentialStoreError(
+            .corruptFile, path: path,
+            message: "The credentials file is larger than \(maxFileBytes) bytes; it was left untouched.")
     }
 
     private static func octal(_ mode: mode_t) -> String {

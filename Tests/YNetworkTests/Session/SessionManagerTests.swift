@@ -68,6 +68,19 @@ struct SessionManagerTests {
         return server
     }
 
+    /// The body `request` downloads through `manager`'s background download; `afterSubmitting`
+    /// runs right after it is submitted, before its task can have run.
+    private func download(
+        _ request: some NetworkRequest, with manager: NetworkManager, afterSubmitting: () -> Void = {}
+    ) async -> Result<Data, any Error> {
+        await withCheckedContinuation { continuation in
+            manager.submitBackgroundDownload(request) { result in
+                continuation.resume(returning: result.flatMap { url in Result { try Data(contentsOf: url) } })
+            }
+            afterSubmitting()
+        }
+    }
+
     @Test(
         "20 concurrent requests with an expired token: exactly 1 refresh, each request retried once", arguments: 1...3)
     func sharedRefresh(round: Int) async throws {
@@ -141,11 +154,7 @@ struct SessionManagerTests {
         defer { server.shutdown() }
         let session = TokenSession(token: "expired", refreshDelay: 0)
         let manager = makeManager(server: server, sessionManager: session)
-        let result: Result<Data, any Error> = await withCheckedContinuation { continuation in
-            manager.submitBackgroundDownload(Me()) { result in
-                continuation.resume(returning: result.flatMap { url in Result { try Data(contentsOf: url) } })
-            }
-        }
+        let result = await download(Me(), with: manager)
         #expect(try result.get() == Data(#"{"id":1,"name":"Ada"}"#.utf8))
         #expect(server.requests(path: "/me").map(\.bearerToken) == ["expired", "fresh"])
         #expect(server.requests(path: "/refresh").count == 1)
@@ -308,10 +317,7 @@ struct SessionManagerTests {
         defer { second.shutdown() }
         let session = TokenSession(token: "fresh", refreshDelay: 0)
         let manager = makeManager(server: first, sessionManager: session)
-        let result: Result<Data, any Error> = await withCheckedContinuation { continuation in
-            manager.submitBackgroundDownload(Me()) { result in
-                continuation.resume(returning: result.flatMap { url in Result { try Data(contentsOf: url) } })
-            }
+        let result = await download(Me(), with: manager) {
             // Before the transfer's task runs: the manager now points at another origin.
             manager.configure(
                 with: NetworkManagerConfiguration(
