@@ -100,9 +100,33 @@ public final class HARRecorder: NetworkLogger, Sendable {
 
     /// Writes ``harData()`` to `url`, replacing the file atomically, readable by its owner only
     /// (it holds URLs and bodies, redacted but private).
+    ///
+    /// The file is created with mode `0600` before its first byte is written (a temporary file
+    /// in the same directory, renamed over `url`), so no other user can open it at any moment,
+    /// whatever the umask or the mode of a file it replaces. A symbolic link at `url` is replaced,
+    /// not followed.
+    ///
+    /// - Throws: `CocoaError` naming the path: `.fileNoSuchFile` when the directory does not exist,
+    ///   `.fileWriteNoPermission`, `.fileWriteOutOfSpace`, `.fileWriteVolumeReadOnly`, else
+    ///   `.fileWriteUnknown`, with the `POSIXError` as the underlying error. A file already at `url`
+    ///   is left as it was.
     public func write(to url: URL) throws {
-        try harData().write(to: url, options: [.atomic])
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        let path = url.path
+        do {
+            try AtomicFile.write(harData(), to: path, mode: 0o600)
+        } catch {
+            let code: CocoaError.Code
+            switch error.code {
+            case ENOENT, ENOTDIR: code = .fileNoSuchFile
+            case EACCES, EPERM: code = .fileWriteNoPermission
+            case ENOSPC, EDQUOT: code = .fileWriteOutOfSpace
+            case EROFS: code = .fileWriteVolumeReadOnly
+            default: code = .fileWriteUnknown
+            }
+            var userInfo: [String: Any] = [NSFilePathErrorKey: path]
+            if let posix = POSIXErrorCode(rawValue: error.code) { userInfo[NSUnderlyingErrorKey] = POSIXError(posix) }
+            throw CocoaError(code, userInfo: userInfo)
+        }
     }
 
     // MARK: Entries
