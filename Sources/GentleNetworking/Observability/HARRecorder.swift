@@ -111,21 +111,10 @@ public final class HARRecorder: NetworkLogger, Sendable {
     ///   `.fileWriteUnknown`, with the `POSIXError` as the underlying error. A file already at `url`
     ///   is left as it was.
     public func write(to url: URL) throws {
-        let path = url.path
         do {
-            try AtomicFile.write(harData(), to: path, mode: 0o600)
+            try AtomicFile.write(harData(), to: url.path, mode: 0o600)
         } catch {
-            let code: CocoaError.Code
-            switch error.code {
-            case ENOENT, ENOTDIR: code = .fileNoSuchFile
-            case EACCES, EPERM: code = .fileWriteNoPermission
-            case ENOSPC, EDQUOT: code = .fileWriteOutOfSpace
-            case EROFS: code = .fileWriteVolumeReadOnly
-            default: code = .fileWriteUnknown
-            }
-            var userInfo: [String: Any] = [NSFilePathErrorKey: path]
-            if let posix = POSIXErrorCode(rawValue: error.code) { userInfo[NSUnderlyingErrorKey] = POSIXError(posix) }
-            throw CocoaError(code, userInfo: userInfo)
+            throw error.cocoaError(target: url.path)
         }
     }
 

@@ -10,18 +10,37 @@ import Foundation
 
 /// Writes files so that readers see the old content or the new, never a mix: a temporary file
 /// in the same directory, created with its final mode, flushed, then renamed over the target.
-enum AtomicFile {
-    struct Failure: Error, CustomStringConvertible {
+package enum AtomicFile {
+    package struct Failure: Error, CustomStringConvertible {
         let operation: String
         let path: String
         let code: Int32
-        var description: String {
+        package var description: String {
             "\(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"
+        }
+
+        /// The failure as Foundation's file APIs report one, for public APIs that write a file
+        /// the caller named: `.fileNoSuchFile` (no such directory), `.fileWriteNoPermission`,
+        /// `.fileWriteOutOfSpace`, `.fileWriteVolumeReadOnly`, else `.fileWriteUnknown`, with
+        /// `target` as the path and the `POSIXError` as the underlying error.
+        package func cocoaError(target: String) -> CocoaError {
+            let kind: CocoaError.Code
+            switch code {
+            case ENOENT, ENOTDIR: kind = .fileNoSuchFile
+            case EACCES, EPERM: kind = .fileWriteNoPermission
+            case ENOSPC, EDQUOT: kind = .fileWriteOutOfSpace
+            case EROFS: kind = .fileWriteVolumeReadOnly
+            default: kind = .fileWriteUnknown
+            }
+            var userInfo: [String: Any] = [NSFilePathErrorKey: target]
+            if let posix = POSIXErrorCode(rawValue: code) { userInfo[NSUnderlyingErrorKey] = POSIXError(posix) }
+            return CocoaError(kind, userInfo: userInfo)
         }
     }
 
     /// Replaces the file at `path` with `data`, created with `mode` (never wider, whatever the umask).
-    static func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
+    /// Readers see the old file or the new one; a symbolic link at `path` is replaced, not followed.
+    package static func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
         let temporaryPath = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Failure(operation: "create", path: temporaryPath, code: errno) }

@@ -36,13 +36,19 @@ extension DefaultTransport {
 
 extension HTTPTransportProtocol {
     /// A download through `data(for:)`: the body is held in memory, then written to
-    /// `destination` atomically, with one progress report at the end. For transports that
-    /// cannot stream to a file but must not be bypassed (pinning, retries).
+    /// `destination` atomically, readable by its owner only (as ``CurlTransport`` writes a
+    /// download), with one progress report at the end. For transports that cannot stream to a
+    /// file but must not be bypassed (pinning, retries). A failed write is a `CocoaError` naming
+    /// `destination`.
     package func downloadThroughMemory(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
         let (data, response) = try await self.data(for: request)
-        try data.write(to: destination, options: .atomic)
+        do {
+            try AtomicFile.write(data, to: destination.path, mode: 0o600)
+        } catch {
+            throw error.cocoaError(target: destination.path)
+        }
         let size = Int64(data.count)
         progress?(
             TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))

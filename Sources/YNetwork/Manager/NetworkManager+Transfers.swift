@@ -116,10 +116,12 @@ extension NetworkManager {
 }
 
 /// Writes `data` to a new file that only this user can read (temporary bodies may hold
-/// credentials or personal data, and the temporary directory is shared).
+/// credentials or personal data, and the temporary directory is shared): created `0600` before
+/// its first byte, then renamed into place, so no other user can open it at any moment.
 func writePrivateFile(_ data: Data, to url: URL) throws {
-    guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
-    else {
+    do {
+        try AtomicFile.write(data, to: url.path, mode: 0o600)
+    } catch {
         throw MultipartError.cannotWrite(url)
     }
 }

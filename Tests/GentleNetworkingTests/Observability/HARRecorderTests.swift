@@ -294,53 +294,29 @@ struct HARRecorderFileTests {
 
     @Test("While the file is written, no file in its directory is ever open to group or others")
     func neverWiderThanOwner() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("har-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        let directory = try makeScratchDirectory("har")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("session.har")
         let har = recorder()
-        // Another user's reader only needs one moment of a readable mode to open the file and keep
-        // the descriptor. A watcher thread looks at every file in the directory while the main
-        // thread rewrites the HAR file; any mode with a group or other bit is recorded.
-        let stop = Locked(false)
-        let seen = Locked<[String]>([])
-        let watcher = Thread {
-            let path = directory.path
-            while !stop.withLock({ $0 }) {
-                guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { continue }
-                for name in names {
-                    var info = stat()
-                    if lstat(path + "/" + name, &info) == 0, info.st_mode & 0o077 != 0 {
-                        let sighting = "\(name): \(String(info.st_mode & 0o777, radix: 8))"
-                        seen.withLock { if $0.count < 5 { $0.append(sighting) } }
-                    }
-                }
-            }
-        }
-        watcher.start()
+        let watcher = FileModeWatcher(directory: directory)
         for _ in 0..<400 {
             try har.write(to: file)
         }
-        stop.withLock { $0 = true }
-        while !watcher.isFinished { usleep(1000) }
-        let sightings = seen.withLock { $0 }
+        let sightings = watcher.stop()
         #expect(sightings.count == 0, "modes seen: \(sightings)")
-        var info = stat()
-        #expect(lstat(file.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(permissionBits(file) == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["session.har"])
     }
 
     @Test("A file already at the path with a wider mode is replaced by one that is the owner's alone")
     func replacesWiderFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("har-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        let directory = try makeScratchDirectory("har")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("session.har")
         try Data("old".utf8).write(to: file)
         #expect(chmod(file.path, 0o644) == 0)
         try recorder().write(to: file)
-        var info = stat()
-        #expect(lstat(file.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(permissionBits(file) == 0o600)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
         #expect((json?["log"] as? [String: Any])?["entries"] as? [Any] != nil)
     }

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import YNetwork
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A download written from memory (a transport that cannot stream to a file, such as a pinned
+/// URLSession stack, or a Y-Network engine without file transfers) is the owner's alone from its
+/// first byte, as ``CurlTransport`` writes one.
+@Suite("Downloads written from memory: owner-only from the first byte, as libcurl's are")
+struct PrivateDownloadFileTests {
+    private static let payload = String(repeating: "private body ", count: 400)
+
+    @Test("downloadThroughMemory: no file in the directory is ever open to group or others; the file is 0600")
+    func throughMemory() async throws {
+        let directory = try makeScratchDirectory("download")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("body.json")
+        let transport = ScriptedTransport([.status(200, body: Self.payload)])
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/file")))
+        let watcher = FileModeWatcher(directory: directory)
+        for _ in 0..<300 {
+            _ = try await transport.downloadThroughMemory(for: request, to: destination, progress: nil)
+        }
+        let sightings = watcher.stop()
+        #expect(sightings.count == 0, "modes seen: \(sightings)")
+        #expect(permissionBits(destination) == 0o600)
+        #expect(try String(contentsOf: destination, encoding: .utf8) == Self.payload)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["body.json"])
+    }
+
+    @Test("downloadThroughMemory into a missing directory: a CocoaError naming the destination, nothing created")
+    func missingDirectory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString)")
+        let destination = directory.appendingPathComponent("body.json")
+        let transport = ScriptedTransport([.status(200, body: "{}")])
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/file")))
+        await #expect {
+            _ = try await transport.downloadThroughMemory(for: request, to: destination, progress: nil)
+        } throws: { error in
+            guard let error = error as? CocoaError else { return false }
+            return error.code == .fileNoSuchFile && error.filePath == destination.path
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    @Test("A Y-Network engine's default download: no file in the directory is ever open to group or others")
+    func engineDefaultDownload() async throws {
+        let directory = try makeScratchDirectory("engine-download")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("body.json")
+        let engine = SubmitOnlyEngine(body: Data(Self.payload.utf8))
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/file")))
+        let watcher = FileModeWatcher(directory: directory)
+        for _ in 0..<300 {
+            _ = try await engine.download(request, to: destination, progress: nil)
+        }
+        let sightings = watcher.stop()
+        #expect(sightings.count == 0, "modes seen: \(sightings)")
+        #expect(permissionBits(destination) == 0o600)
+        #expect(try String(contentsOf: destination, encoding: .utf8) == Self.payload)
+    }
+}
+
+/// A Y-Network engine that implements only `submit`, so its transfers take the protocol's
+/// defaults (the body through memory).
+private struct SubmitOnlyEngine: NetworkEngine {
+    let body: Data
+
+    func configure(with configuration: NetworkEngineConfiguration) {}
+
+    func submit(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let url = request.url ?? URL(fileURLWithPath: "/")
+        guard let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)
+        else { throw URLError(.badServerResponse) }
+        return (body, response)
+    }
+}
