@@ -113,21 +113,37 @@ enum Redactor {
         body.count <= maxScannedBodyBytes ? body : Data(body.prefix(maxScannedBodyBytes))
     }
 
-    /// A set of ASCII bytes, as a 128-bit mask: testing a byte is a shift and an AND, with no
-    /// array to search and none to allocate.
+    /// At most eight ASCII bytes to look for in a text, each with `memchr` (vectorized by libc):
+    /// a few instructions per 32 bytes of text, where a byte-by-byte test of a bit mask took about
+    /// 14 per byte (callgrind: 950 instructions per logged request for two URLs).
     struct ASCIISet: Sendable {
-        private var low: UInt64 = 0
-        private var high: UInt64 = 0
+        /// The members, one per byte from the lowest, `count` of them.
+        private let packed: UInt64
+        private let count: Int
 
-        init(_ characters: String) {
-            for byte in characters.utf8 where byte < 0x80 {
-                if byte < 64 { low |= 1 &<< UInt64(byte) } else { high |= 1 &<< UInt64(byte &- 64) }
+        /// - Parameter characters: ASCII characters; the first eight are kept, other characters
+        ///   are ignored.
+        init(_ characters: StaticString) {
+            var packed: UInt64 = 0
+            var count = 0
+            characters.withUTF8Buffer { bytes in
+                for byte in bytes where byte < 0x80 && count < 8 {
+                    packed |= UInt64(byte) &<< UInt64(count &* 8)
+                    count &+= 1
+                }
             }
+            self.packed = packed
+            self.count = count
         }
 
-        @inline(__always)
-        func contains(_ byte: UInt8) -> Bool {
-            byte < 64 ? low & (1 &<< UInt64(byte)) != 0 : byte < 0x80 && high & (1 &<< UInt64(byte &- 64)) != 0
+        /// Whether `bytes` hold any member.
+        func isFound(in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+            for index in 0..<count {
+                let member = Int32(truncatingIfNeeded: packed &>> UInt64(index &* 8) & 0xFF)
+                if memchr(base, member, bytes.count) != nil { return true }
+            }
+            return false
         }
     }
 
@@ -136,14 +152,10 @@ enum Redactor {
     /// The bytes that start a URL's user info (its end), query or fragment.
     static let userInfoQueryOrFragmentMarks = ASCIISet("@?#")
 
-    /// Whether `text` holds any of `set`'s bytes, scanned as contiguous UTF-8: iterating a
-    /// `String.UTF8View` byte by byte costs about five times as much.
+    /// Whether `text` holds any of `set`'s bytes, scanned as contiguous UTF-8.
     static func containsAny(of set: ASCIISet, in text: String) -> Bool {
         var text = text
-        return text.withUTF8 { utf8 in
-            for byte in utf8 where set.contains(byte) { return true }
-            return false
-        }
+        return text.withUTF8 { set.isFound(in: $0) }
     }
 
     /// The header value to log: the auth scheme is kept (`Bearer <redacted>`), the secret is not.
@@ -325,14 +337,28 @@ enum Redactor {
 
     /// `metrics` with every URL in it (each exchange's, each redirect's target) scrubbed of
     /// `secrets`.
+    ///
+    /// Nearly always no URL holds one (the transports record URLs already redacted of query
+    /// secrets and user info), so they are looked for first and the metrics are copied only
+    /// when one is found.
     static func scrub(_ metrics: RequestMetrics, secrets: [String]) -> RequestMetrics {
-        guard !secrets.isEmpty else { return metrics }
+        guard !secrets.isEmpty, containsAny(of: secrets, in: metrics) else { return metrics }
         var metrics = metrics
         for index in metrics.transactions.indices {
             metrics.transactions[index].url = scrub(metrics.transactions[index].url, secrets: secrets)
         }
         metrics.steps = metrics.steps.map { scrub($0, secrets: secrets) }
         return metrics
+    }
+
+    /// Whether any URL in `metrics` (an exchange's, a redirect's target) contains one of `secrets`.
+    private static func containsAny(of secrets: [String], in metrics: RequestMetrics) -> Bool {
+        func holdsSecret(_ text: String) -> Bool { secrets.contains { contains(text, $0) } }
+        if metrics.transactions.contains(where: { holdsSecret($0.url) }) { return true }
+        return metrics.steps.contains { step in
+            if case .redirected(_, let target, _) = step { return holdsSecret(target) }
+            return false
+        }
     }
 
     /// Whether `bytes` are UTF-8, allowing an incomplete character at the end when they are the

@@ -24,6 +24,21 @@ struct RedactorTests {
         #expect(text == "https://h.example/p?access_token=<redacted>&page=2")
     }
 
+    @Test("The mark scan finds each mark anywhere (first byte, last byte, after non-ASCII text) and nothing else")
+    func markScan() {
+        let marks = Redactor.userInfoQueryOrFragmentMarks
+        for text in ["@x", "x?", "a#b", "é/ü?q", "https://h.example/p?q=1", String(repeating: "a", count: 100) + "#"] {
+            #expect(Redactor.containsAny(of: marks, in: text), "\(text)")
+        }
+        for text in ["", "https://h.example/p", "é/ü", String(repeating: "a", count: 100), "%40%3F%23"] {
+            #expect(!Redactor.containsAny(of: marks, in: text), "\(text)")
+        }
+        #expect(Redactor.containsAny(of: Redactor.queryMark, in: "/p?"))
+        #expect(!Redactor.containsAny(of: Redactor.queryMark, in: "/p@#"))
+        // A URL with user info but no query or fragment still takes the slow path and loses it.
+        #expect(Redactor.url(URL(string: "https://user:pw@h.example/p")) == "https://h.example/p")
+    }
+
     @Test("URL headers (Location, Content-Location, Referer) lose user info, fragments and secret query values")
     func urlHeaders() {
         let redacted = Redactor.headers([
