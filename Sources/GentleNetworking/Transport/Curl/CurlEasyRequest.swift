@@ -26,6 +26,8 @@
         /// stream on a reused handle.
         let transferNumber: UInt64
         private let pool: CurlHandlePool
+        /// The URL handle that came with `handle` from the pool.
+        private let parsedURL: CurlParsedURL
         private var headerList: UnsafeMutablePointer<curl_slist>?
         /// libcurl's detailed message for a failed transfer (`CURLOPT_ERRORBUFFER`): it tells a
         /// chunked-encoding error from a lost connection, which share one `CURLcode`. Written by
@@ -106,11 +108,12 @@
                 Self.release(sink: sink, source: source)
                 throw error
             }
-            guard let handle = pool.take() else {
+            guard let pooled = pool.take() else {
                 Self.release(sink: sink, source: source)
                 throw TransportError(.other, url: url, message: "libcurl could not create a handle.")
             }
-            self.handle = handle
+            self.handle = pooled.easy
+            self.parsedURL = pooled.url
             self.pool = pool
             self.request = request
             self.url = url
@@ -197,7 +200,9 @@
                         message: "libcurl rejected \(what): \(String(cString: curl_easy_strerror(code)))")
                 }
             }
-            try check(gn_easy_setopt_string(handle, CURLOPT_URL, url.absoluteString), "the URL")
+            let text = url.absoluteString
+            try check(gn_easy_setopt_string(handle, CURLOPT_URL, text), "the URL")
+            _ = parsedURL.apply(text, to: handle)
             try check(gn_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
             try check(gn_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "ERRORBUFFER")
             try check(gn_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
@@ -570,10 +575,11 @@
         func cleanup() {
             // The buffer goes with this request; a pooled handle must not keep pointing at it.
             _ = gn_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+            let pooled = CurlPooledHandle(easy: handle, url: parsedURL)
             if case .memory = sink {
-                pool.give(handle)
+                pool.give(pooled)
             } else {
-                pool.discard(handle)  // its receive buffer is `transferBufferSize`
+                pool.discard(pooled)  // its receive buffer is `transferBufferSize`
             }
             // The request owns its file descriptors, so they are closed only once libcurl can no
             // longer call back into them.

@@ -2,12 +2,19 @@
     import CCurl
     import Foundation
 
+    /// A pooled easy handle and its URL handle (``CurlParsedURL``).
+    struct CurlPooledHandle: @unchecked Sendable {
+        // @unchecked: owned by one request at a time, handed over through the pool.
+        let easy: UnsafeMutableRawPointer
+        let url: CurlParsedURL
+    }
+
     /// Reuses libcurl easy handles (`curl_easy_reset` keeps the allocation, DNS and TLS-session
-    /// caches) instead of creating one per request.
+    /// caches) instead of creating one per request, each with its URL handle.
     final class CurlHandlePool: @unchecked Sendable {
         // @unchecked: `idle` is only touched inside `lock`; handles in it are owned by no one else.
         private let lock = NSLock()
-        private var idle: [UnsafeMutableRawPointer] = []
+        private var idle: [CurlPooledHandle] = []
         private let capacity: Int
 
         init(capacity: Int = 64) {
@@ -15,26 +22,27 @@
         }
 
         /// A reset handle, from the pool or new; `nil` when libcurl cannot allocate one.
-        func take() -> UnsafeMutableRawPointer? {
+        func take() -> CurlPooledHandle? {
             lock.lock()
             let reused = idle.popLast()
             lock.unlock()
             if let reused {
-                curl_easy_reset(reused)
+                // The reset also forgets `CURLOPT_CURLU`; the URL handle keeps its last URL.
+                curl_easy_reset(reused.easy)
                 return reused
             }
-            return curl_easy_init()
+            return curl_easy_init().map { CurlPooledHandle(easy: $0, url: CurlParsedURL()) }
         }
 
         /// Takes back a handle that libcurl is done with (removed from the multi handle).
-        func give(_ handle: UnsafeMutableRawPointer) {
+        func give(_ handle: CurlPooledHandle) {
             lock.lock()
             if idle.count < capacity {
                 idle.append(handle)
                 lock.unlock()
             } else {
                 lock.unlock()
-                curl_easy_cleanup(handle)
+                curl_easy_cleanup(handle.easy)
             }
         }
 
@@ -47,12 +55,12 @@
 
         /// Frees a handle instead of pooling it: one that received through a large buffer
         /// (`curl_easy_reset` keeps libcurl's receive buffer, so a pooled handle would hold it).
-        func discard(_ handle: UnsafeMutableRawPointer) {
-            curl_easy_cleanup(handle)
+        func discard(_ handle: CurlPooledHandle) {
+            curl_easy_cleanup(handle.easy)
         }
 
         deinit {
-            for handle in idle { curl_easy_cleanup(handle) }
+            for handle in idle { curl_easy_cleanup(handle.easy) }
         }
     }
 #endif
