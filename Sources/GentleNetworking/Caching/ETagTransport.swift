@@ -400,12 +400,16 @@ public struct ETagTransport: HTTPTransportProtocol {
     static func revalidate(_ cached: CachedResponse, withFields fields: [(String, String)]) -> CachedResponse {
         var updated = cached
         DeferredResponse.forEachMerged(fields) { name, value in
+            // Usually spelled as in the stored response and unchanged (all but `Date`): one
+            // lookup, and nothing to check, since nothing is written (the checks below only
+            // ever prevent a write).
+            let current = updated.headers[name]
+            if current == value { return }
             guard !isCredentialField(name), !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
                 return
             }
-            // Usually spelled as in the stored response: one lookup, and no write when unchanged.
-            if let current = updated.headers[name] {
-                if current != value { updated.headers[name] = value }
+            if current != nil {
+                updated.headers[name] = value
                 return
             }
             if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {

@@ -25,18 +25,30 @@ enum Redactor {
     private static let fragmentBytes = sensitiveNameFragments.map { Array($0.utf8) }
     private static let exactNameBytes = sensitiveExactNames.map { Array($0.utf8) }
     /// The fragments, lowercased, back to back, ordered by first byte, for the ASCII scan; with
-    /// ``fragmentSpans``.
+    /// ``fragmentSpans`` and ``fragmentSpanStarts``.
     private static let packedFragments: [UInt8] = fragmentBytes.sorted { $0[0] < $1[0] }.flatMap { $0 }
-    /// For each ASCII byte, where the fragments that start with it lie in ``packedFragments``
-    /// (each one's offset and length): a position in a name is tried only against those.
-    private static let fragmentSpans: [[(offset: Int, count: Int)]] = {
-        var table = [[(offset: Int, count: Int)]](repeating: [], count: 128)
+    /// Each fragment's offset and length in ``packedFragments``, in the same order (by first byte).
+    private static let fragmentSpans: [(offset: Int, count: Int)] = {
+        var spans: [(offset: Int, count: Int)] = []
         var offset = 0
         for fragment in fragmentBytes.sorted(by: { $0[0] < $1[0] }) {
-            if let first = fragment.first, first < 0x80 { table[Int(first)].append((offset, fragment.count)) }
+            spans.append((offset, fragment.count))
             offset += fragment.count
         }
-        return table
+        return spans
+    }()
+    /// For each ASCII byte `b`, the fragments that start with it are
+    /// `fragmentSpans[fragmentSpanStarts[b]..<fragmentSpanStarts[b + 1]]` (129 entries): one flat
+    /// table, so a position in a name is tried against those fragments only, with no array per
+    /// byte to retain and release (callgrind: ~550 instructions per 13-byte name with nested
+    /// arrays).
+    private static let fragmentSpanStarts: [Int] = {
+        var starts = [Int](repeating: 0, count: 129)
+        let firstBytes = fragmentBytes.map { $0[0] }
+        for byte in 0..<128 {
+            starts[byte + 1] = starts[byte] + firstBytes.filter { Int($0) == byte }.count
+        }
+        return starts
     }()
 
     /// Whether a field, query item or JSON key named `name` holds a secret.
@@ -65,18 +77,25 @@ enum Redactor {
         for exact in exactNameBytes where exact.count == name.count {
             if exact.withUnsafeBufferPointer({ $0.elementsEqual(name) }) { return true }
         }
-        let spans = fragmentSpans
         return packedFragments.withUnsafeBufferPointer { packed in
-            for start in name.indices {
-                let byte = name[start]
-                guard byte < 0x80 else { continue }
-                for span in spans[Int(byte)] where span.count <= name.count - start {
-                    var matched = 1
-                    while matched < span.count, name[start + matched] == packed[span.offset + matched] { matched += 1 }
-                    if matched == span.count { return true }
+            fragmentSpans.withUnsafeBufferPointer { spans in
+                fragmentSpanStarts.withUnsafeBufferPointer { starts in
+                    for start in name.indices {
+                        let byte = Int(name[start])
+                        guard byte < 0x80 else { continue }
+                        for index in starts[byte]..<starts[byte + 1] {
+                            let span = spans[index]
+                            guard span.count <= name.count - start else { continue }
+                            var matched = 1
+                            while matched < span.count, name[start + matched] == packed[span.offset + matched] {
+                                matched += 1
+                            }
+                            if matched == span.count { return true }
+                        }
+                    }
+                    return false
                 }
             }
-            return false
         }
     }
 
