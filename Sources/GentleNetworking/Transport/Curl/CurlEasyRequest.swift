@@ -186,6 +186,25 @@
         /// The default `User-Agent` line, built once.
         private static let userAgentLine = "User-Agent: \(CurlTransport.userAgent)"
 
+        /// The `Accept-Encoding` line libcurl sends for `CURLOPT_ACCEPT_ENCODING` `""` (every
+        /// coding it can decode, in its order: `deflate, gzip` with zlib, then `br` and `zstd`
+        /// when built with them), built once from libcurl's feature bits; `nil` when it can
+        /// decode none.
+        ///
+        /// Sent as one of our header lines, libcurl finds the field present and does not format
+        /// its own: that was an `aprintf` per request (4.6k instructions in callgrind, 3% of a
+        /// small request). `CURLOPT_ACCEPT_ENCODING` stays set, so responses are decoded as
+        /// before. A test checks the line against what libcurl itself sends.
+        static let acceptEncodingLine: String? = {
+            guard let info = curl_version_info(CURLVERSION_FIRST) else { return nil }
+            let features = Int(info.pointee.features)
+            var codings: [String] = []
+            if features & Int(CURL_VERSION_LIBZ) != 0 { codings += ["deflate", "gzip"] }
+            if features & Int(CURL_VERSION_BROTLI) != 0 { codings.append("br") }
+            if features & Int(CURL_VERSION_ZSTD) != 0 { codings.append("zstd") }
+            return codings.isEmpty ? nil : "Accept-Encoding: " + codings.joined(separator: ", ")
+        }()
+
         /// - Parameter addedFields: Header fields sent as if `request` carried them (replacing a
         ///   field of the same name it does carry), validated like its own: a decorator's
         ///   addition without copying the request (see `FieldAddingTransport`).
@@ -297,6 +316,7 @@
             headers.reserveCapacity(fields.count + 3)
             var hasContentType = false
             var hasUserAgent = false
+            var hasAcceptEncoding = false
             func add(_ name: String, _ value: String) throws {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
                 if try RequestValidator.isFramingField(name: name, value: value, bodyLength: bodyLength, url: url) {
@@ -304,6 +324,7 @@
                 }
                 if name.equalsIgnoringASCIICase("Accept-Encoding") {
                     try check(gn_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, value), "Accept-Encoding")
+                    hasAcceptEncoding = true
                     return
                 }
                 if name.equalsIgnoringASCIICase("Content-Type") { hasContentType = true }
@@ -330,6 +351,7 @@
                 if !hasContentType { headers.append("Content-Type:") }  // no form-urlencoded default
             }
             if !hasUserAgent { headers.append(Self.userAgentLine) }
+            if !hasAcceptEncoding, let line = Self.acceptEncodingLine { headers.append(line) }
             for line in headers {
                 guard let appended = curl_slist_append(headerList, line) else {
                     throw TransportError(.other, url: url, message: "libcurl could not store a header.")
