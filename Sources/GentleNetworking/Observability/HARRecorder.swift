@@ -109,12 +109,16 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// - Throws: `CocoaError` naming the path: `.fileNoSuchFile` when the directory does not exist,
     ///   `.fileWriteNoPermission`, `.fileWriteOutOfSpace`, `.fileWriteVolumeReadOnly`, else
     ///   `.fileWriteUnknown`, with the `POSIXError` as the underlying error. A file already at `url`
-    ///   is left as it was.
+    ///   is left as it was. `.fileWriteUnsupportedScheme` when `url` is not a file URL (nothing is
+    ///   written: its path is not taken as a local one).
     public func write(to url: URL) throws {
+        guard let path = url.localFilePath else {
+            throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSURLErrorKey: url])
+        }
         do {
-            try AtomicFile.write(harData(), to: url.path, mode: 0o600)
+            try AtomicFile.write(harData(), to: path, mode: 0o600)
         } catch {
-            throw error.cocoaError(target: url.path)
+            throw error.cocoaError(target: path)
         }
     }
 

@@ -10,13 +10,16 @@ import Foundation
 /// Decorators such as ``RetryTransport`` do not conform: they only see `data(for:)`.
 public protocol FileTransferTransport: HTTPTransportProtocol {
     /// Downloads the response body of `request` into `destination` (replaced if present), and
-    /// returns the final response; a failed transfer leaves no partial file there.
+    /// returns the final response; a failed transfer leaves no partial file there. A
+    /// `destination` that is not a file URL is ``TransportError/Code/invalidRequest``, and
+    /// nothing is sent.
     func download(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse
 
     /// Sends the contents of `file` as the body of `request`, reading it as the upload proceeds,
-    /// and returns the response body and response.
+    /// and returns the response body and response. A `file` that is not a file URL is
+    /// ``TransportError/Code/invalidRequest``, and nothing is sent or read.
     func upload(
         for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPURLResponse)
@@ -43,11 +46,14 @@ extension HTTPTransportProtocol {
     package func downloadThroughMemory(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
+        guard let destinationPath = destination.localFilePath else {
+            throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
+        }
         let (data, response) = try await self.data(for: request)
         do {
-            try AtomicFile.write(data, to: destination.path, mode: 0o600)
+            try AtomicFile.write(data, to: destinationPath, mode: 0o600)
         } catch {
-            throw error.cocoaError(target: destination.path)
+            throw error.cocoaError(target: destinationPath)
         }
         let size = Int64(data.count)
         progress?(
@@ -60,8 +66,12 @@ extension HTTPTransportProtocol {
     package func uploadThroughMemory(
         for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPURLResponse) {
+        // `Data(contentsOf:)` would fetch an `http(s)` URL itself, past this transport.
+        guard let filePath = file.localFilePath else {
+            throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
+        }
         var inMemory = request
-        let body = try Data(contentsOf: file)
+        let body = try Data(contentsOf: URL(fileURLWithPath: filePath))
         inMemory.httpBody = body
         let (data, response) = try await self.data(for: inMemory)
         let sent = Int64(body.count)

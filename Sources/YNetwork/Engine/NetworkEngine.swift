@@ -57,6 +57,9 @@ extension NetworkEngine {
     public func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
+        guard destination.isFileURL else {
+            throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
+        }
         let (data, response) = try await submit(request)
         try? FileManager.default.removeItem(at: destination)
         try writePrivateFile(data, to: destination)
@@ -71,6 +74,10 @@ extension NetworkEngine {
     public func upload(
         _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, URLResponse) {
+        // `Data(contentsOf:)` would fetch an `http(s)` URL itself, past the engine.
+        guard file.isFileURL else {
+            throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
+        }
         var inMemory = request
         let body = try Data(contentsOf: file)
         inMemory.httpBody = body

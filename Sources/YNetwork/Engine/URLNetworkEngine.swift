@@ -122,6 +122,9 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     open func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
+        guard destination.isFileURL else {
+            throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
+        }
         if let fileTransport {
             return try await fileTransport.download(for: request, to: destination, progress: progress)
         }
@@ -139,6 +142,9 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     open func upload(
         _ request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, URLResponse) {
+        guard file.isFileURL else {
+            throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
+        }
         if let fileTransport {
             let (data, response) = try await fileTransport.upload(for: request, fromFile: file, progress: progress)
             return (data, response)
@@ -182,7 +188,10 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     /// - Throws: As ``submitBackgroundDownload(_:)``.
     @discardableResult
     open func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable {
-        let size = (try? FileManager.default.attributesOfItem(atPath: fileUrl.path)[.size] as? NSNumber)?.int64Value
+        guard let path = fileUrl.localFilePath else {
+            throw TransportError.notAFileURL(fileUrl, role: "upload source", request: request.url)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
         let (session, sent) = try delegateSession(for: request, bodyLength: size)
         let task = session.uploadTask(with: sent, fromFile: fileUrl)
         task.taskDescription = "\(request: request)"

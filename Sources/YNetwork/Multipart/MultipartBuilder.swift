@@ -54,15 +54,16 @@ extension MultipartBuilder {
     ///
     /// - Throws: ``MultipartError`` when a file cannot be read or the destination written.
     public func writeBody(to destination: URL) throws {
-        // Owner-only: the body may hold personal data, and the temporary directory is shared.
-        guard
-            FileManager.default.createFile(
-                atPath: destination.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let output = try? FileHandle(forWritingTo: destination)
-        else {
-            throw MultipartError.cannotWrite(destination)
-        }
+        // Owner-only from its creation: the body may hold personal data, and the temporary
+        // directory is shared (a file created open to others, then narrowed, can be opened by
+        // another user in between and read through that descriptor later). An existing file is
+        // narrowed before anything is written to it; a symbolic link is not followed.
+        guard let path = destination.localFilePath else { throw MultipartError.cannotWrite(destination) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw MultipartError.cannotWrite(destination) }
+        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? output.close() }
+        guard fchmod(descriptor, 0o600) == 0 else { throw MultipartError.cannotWrite(destination) }
         func write(_ data: Data) throws {
             do { try output.write(contentsOf: data) } catch { throw MultipartError.cannotWrite(destination) }
         }
@@ -71,7 +72,7 @@ extension MultipartBuilder {
             try write(Data("--\(boundary)\r\n".utf8))
             switch part {
             case .file(let info) where info.fileURL != nil:
-                guard let url = info.fileURL, let input = try? FileHandle(forReadingFrom: url) else {
+                guard let url = info.fileURL, url.isFileURL, let input = try? FileHandle(forReadingFrom: url) else {
                     throw MultipartError.unreadableFile(info.fileURL ?? destination)
                 }
                 defer { try? input.close() }

@@ -26,6 +26,9 @@ public enum MultipartElement: Sendable {
             return Data(value.description.utf8)
         case .file(let info):
             guard let url = info.fileURL else { return info.data ?? Data() }
+            // Only a local file: `Data(contentsOf:)` would fetch an `http(s)` URL itself, and
+            // another URL's path must not be read as a local one.
+            guard url.isFileURL else { throw MultipartError.unreadableFile(url) }
             do {
                 return try Data(contentsOf: url)
             } catch {
@@ -52,7 +55,8 @@ public enum MultipartElement: Sendable {
             return Int64(value.description.utf8.count)
         case .file(let info):
             if let url = info.fileURL {
-                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                guard let path = url.localFilePath else { throw MultipartError.unreadableFile(url) }
+                let attributes = try FileManager.default.attributesOfItem(atPath: path)
                 return (attributes[.size] as? NSNumber)?.int64Value ?? 0
             }
             return Int64(info.data?.count ?? 0)

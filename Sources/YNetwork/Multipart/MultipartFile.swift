@@ -9,7 +9,8 @@ public protocol MultipartFile: Sendable {
     /// The MIME type, such as `image/png`.
     var mimeType: String { get }
     /// A file on disk to stream the bytes from instead of ``data``; `nil` by default. Large
-    /// files should be given this way: they are never loaded into memory.
+    /// files should be given this way: they are never loaded into memory. Only a `file:` URL is
+    /// read: any other makes the body fail with ``MultipartError/unreadableFile(_:)``.
     var fileURL: URL? { get }
 }
 
@@ -38,6 +39,8 @@ public struct MultipartFileInfo: MultipartFile {
     }
 
     /// A file streamed from disk as the body is written, never loaded whole into memory.
+    /// `fileURL` must be a `file:` URL (any other fails the body with
+    /// ``MultipartError/unreadableFile(_:)``: its path is not read as a local one).
     public init(fileName: String, fileURL: URL, mimeType: String) {
         self.fileName = fileName
         self.data = nil

@@ -104,6 +104,9 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
     ) async throws -> (Data, URLResponse) {
         guard let session else { throw NetworkError.notConfigured }
         try await waitUnlessAutoResuming()
+        guard file.isFileURL else {
+            throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
+        }
         var request = request
         let body = try Data(contentsOf: file)
         request.httpBody = body

@@ -64,6 +64,29 @@ struct PrivateDownloadFileTests {
         #expect(permissionBits(destination) == 0o600)
         #expect(try String(contentsOf: destination, encoding: .utf8) == Self.payload)
     }
+
+    @Test(
+        "Y-Network's multipart writeBody: the body file is never open to group or others; an existing one is narrowed")
+    func multipartBodyFile() throws {
+        let directory = try makeScratchDirectory("multipart-body")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("body.bin")
+        let form = MultipartForm(parts: ["note": .formField(value: Self.payload)], boundary: "b")
+        let watcher = FileModeWatcher(directory: directory)
+        for _ in 0..<300 {
+            try? FileManager.default.removeItem(at: destination)
+            try form.writeBody(to: destination)
+        }
+        let sightings = watcher.stop()
+        #expect(sightings.count == 0, "modes seen: \(sightings)")
+        #expect(permissionBits(destination) == 0o600)
+        // A file already there, open to others, is narrowed before the body goes into it.
+        try Data("old".utf8).write(to: destination)
+        #expect(chmod(destination.path, 0o644) == 0)
+        try form.writeBody(to: destination)
+        #expect(permissionBits(destination) == 0o600)
+        #expect(try Data(contentsOf: destination) == (try form.body(encoder: nil)))
+    }
 }
 
 /// A Y-Network engine that implements only `submit`, so its transfers take the protocol's

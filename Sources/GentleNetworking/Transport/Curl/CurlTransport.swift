@@ -161,7 +161,8 @@
         ///
         /// - Parameters:
         ///   - request: The request to send.
-        ///   - destination: A file URL; an existing file is replaced.
+        ///   - destination: A file URL; an existing file is replaced. Any other URL is
+        ///     ``TransportError/Code/invalidRequest``, and nothing is sent.
         ///   - progress: Called as bytes arrive; `nil` by default.
         /// - Returns: The final response.
         public func download(
@@ -176,15 +177,19 @@
         ///
         /// - Parameters:
         ///   - request: The request to send.
-        ///   - destination: A file URL; an existing file is replaced.
+        ///   - destination: A file URL; an existing file is replaced. Any other URL is
+        ///     ``TransportError/Code/invalidRequest``, and nothing is sent.
         ///   - maxBytes: The most body bytes written; `nil` for no limit (constant memory anyway).
         ///   - progress: Called as bytes arrive; `nil` by default.
         public func download(
             for request: URLRequest, to destination: URL, maxBytes: Int64?,
             progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) async throws -> HTTPURLResponse {
+            guard let destinationPath = destination.localFilePath else {
+                throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
+            }
             let request = try await RequestBodyStream.reading(request)
-            let partial = destination.path + ".gentle-partial-\(UUID().uuidString)"
+            let partial = destinationPath + ".gentle-partial-\(UUID().uuidString)"
             defer { unlink(partial) }
             let (_, response) = try await followingRedirects(request) { current in
                 // Owner-only: downloads often land in the shared temporary directory.
@@ -199,10 +204,10 @@
                         return .file(descriptor)
                     }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes)
             }
-            guard rename(partial, destination.path) == 0 else {
+            guard rename(partial, destinationPath) == 0 else {
                 throw TransportError(
                     .other, url: request.url,
-                    message: "Cannot move the download to \(destination.path): errno \(errno).")
+                    message: "Cannot move the download to \(destinationPath): errno \(errno).")
             }
             return response
         }
@@ -212,12 +217,16 @@
         ///
         /// - Parameters:
         ///   - request: The request; GET and HEAD are sent as POST, since they carry no body.
-        ///   - file: A file URL.
+        ///   - file: A file URL; any other URL is ``TransportError/Code/invalidRequest``, and
+        ///     nothing is sent or read.
         ///   - progress: Called as bytes are sent and received; `nil` by default.
         /// - Returns: The response body and response.
         public func upload(
             for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) async throws -> (Data, HTTPURLResponse) {
+            guard let filePath = file.localFilePath else {
+                throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
+            }
             var hop = 0
             return try await followingRedirects(request) { current in
                 hop += 1
@@ -234,16 +243,16 @@
                     source: {
                         // Non-blocking, so a FIFO with no writer cannot hold this thread in
                         // `open`; it is refused below with any other file that is not regular.
-                        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+                        let descriptor = open(filePath, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
                         guard descriptor >= 0 else {
                             throw TransportError(
-                                .other, url: request.url, message: "Cannot open \(file.path): errno \(errno).")
+                                .other, url: request.url, message: "Cannot open \(filePath): errno \(errno).")
                         }
                         var info = stat()
                         guard fstat(descriptor, &info) == 0 else {
                             close(descriptor)
                             throw TransportError(
-                                .other, url: request.url, message: "Cannot stat \(file.path): errno \(errno).")
+                                .other, url: request.url, message: "Cannot stat \(filePath): errno \(errno).")
                         }
                         // A pipe, a device (`/dev/zero`) or `/proc` file has no length to declare
                         // (`st_size` is 0: an empty body went out, and the call succeeded).
@@ -251,7 +260,7 @@
                             close(descriptor)
                             throw TransportError(
                                 .invalidRequest, url: request.url,
-                                message: "\(file.path) is not a regular file; only a regular file can be uploaded.")
+                                message: "\(filePath) is not a regular file; only a regular file can be uploaded.")
                         }
                         return .file(descriptor, size: Int64(info.st_size))
                     }, progress: progress)
