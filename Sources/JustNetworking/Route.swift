@@ -4,8 +4,9 @@
 /// Route(path: "user/\(id)", method: .get)
 /// ```
 public struct Route: Sendable, Hashable {
-    /// The path appended to the base URL, with or without a leading `/`; it may carry a query
-    /// (`"users?page=2"`). Characters a URL cannot hold are percent-encoded when the URL is built.
+    /// The path appended to the base URL, with or without a leading `/`. All of it is path:
+    /// `?`, `#`, `%` and every other character a path cannot hold are percent-encoded when the
+    /// URL is built, as JustNetworking did (query items go through `addURLParams`).
     public var path: String
     /// The HTTP method.
     public var method: HTTPMethod

@@ -40,10 +40,11 @@ extension Router {
     /// - `https://h` + `user/12` or `/user/12` gives `https://h/user/12`; the base's own path is
     ///   kept (`https://h/api` + `user` gives `https://h/api/user`).
     /// - An empty path gives ``baseURL`` itself.
-    /// - A query on the base URL is kept, before the route's own query if it has one; the route's
-    ///   fragment wins over the base's.
-    /// - Characters a URL cannot hold (spaces, non-ASCII) are percent-encoded; existing `%XX`
-    ///   escapes are kept.
+    /// - The route's path is a path, all of it, as JustNetworking's `appendingPathComponent`
+    ///   took it: every character a path cannot hold (spaces, non-ASCII, `?`, `#`, `%`) is
+    ///   percent-encoded, so `files/report#1.pdf` asks for `/files/report%231.pdf` and
+    ///   `a?admin=1` adds no query. Give query items with `addURLParams`.
+    /// - A query and fragment on the base URL are kept.
     public var completeURL: URL {
         URLJoiner.join(baseURL, route.path)
     }

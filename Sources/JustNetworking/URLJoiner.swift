@@ -2,21 +2,22 @@ import GentleNetworking
 
 /// Joins a base URL and a route path as text, so the base's own path and escapes survive.
 enum URLJoiner {
+    /// `base` with `path` appended as JustNetworking appended it (`appendingPathComponent`):
+    /// the whole of `path` is a path. Every character a path cannot hold as it is, `?`, `#` and
+    /// `%` included, is percent-encoded, so a value interpolated into a route
+    /// (`"files/\(name)"`) can neither add a query (`a?admin=1`), cut the path with a fragment
+    /// (`report#1.pdf`) nor carry an escape the server would decode (`..%2F`). Unlike
+    /// `appendingPathComponent`, exactly one `/` joins them. The base's query and fragment are
+    /// kept after the joined path.
     static func join(_ base: URL, _ path: String) -> URL {
         guard !path.isEmpty else { return base }
         let baseParts = split(base.absoluteString)
-        let pathParts = split(path)
-
         var prefix = Substring(baseParts.main)
         while prefix.hasSuffix("/") && !prefix.hasSuffix("://") { prefix.removeLast() }
-        var text = String(prefix) + "/" + pathParts.main.drop { $0 == "/" }
-        let queries = [baseParts.query, pathParts.query].compactMap { $0 }.filter { !$0.isEmpty }
-        if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
-        if let fragment = pathParts.fragment ?? baseParts.fragment { text += "#" + fragment }
-
-        // Encoded first: Foundation's own repair of an invalid string would encode existing escapes again.
-        let encoded = encodeInvalidCharacters(text)
-        return URL(string: encoded) ?? base.appendingPathComponent(path)
+        var text = String(prefix) + "/" + PercentEncoding.literalPath(String(path.drop { $0 == "/" }))
+        if let query = baseParts.query, !query.isEmpty { text += "?" + query }
+        if let fragment = baseParts.fragment { text += "#" + fragment }
+        return URL(string: text) ?? base.appendingPathComponent(path)
     }
 
     /// Splits `text` into what comes before the first `?` or `#`, the query and the fragment.
@@ -33,11 +34,5 @@ enum URLJoiner {
             rest = rest[..<question]
         }
         return (rest, query, fragment)
-    }
-
-    /// Percent-encodes every byte a URL cannot hold as is: controls, spaces, non-ASCII, the
-    /// characters RFC 3986 excludes, and a `%` that does not start a `%XX` escape.
-    private static func encodeInvalidCharacters(_ text: String) -> String {
-        PercentEncoding.invalidURLCharacters(text)
     }
 }

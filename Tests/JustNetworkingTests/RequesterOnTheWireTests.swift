@@ -37,9 +37,10 @@ struct RequesterOnTheWireTests {
         defer { server.shutdown() }
         server.route("GET", "/items") { _ in .status(204) }
         let marked = MarkedQueue()
+        // The query on the base URL (a route's path is all path, as in JustNetworking).
+        let base = try #require(URL(string: server.url("/items").absoluteString + "?a=1&b=x%20y"))
         let factory = RequestFactory(
-            router: FixedBaseRouter(server.baseURL, "/items?a=1&b=x%20y"),
-            requestBuilder: addURLParams(["d": "a&b=c d", "c": "3"]))
+            router: FixedBaseRouter(base, ""), requestBuilder: addURLParams(["d": "a&b=c d", "c": "3"]))
 
         let delivery = await deliver(
             RequestType<Void>(responseQueue: marked.queue, requestFactory: factory), via: kind.make(), checking: marked)
@@ -50,6 +51,28 @@ struct RequesterOnTheWireTests {
         #expect(received.queryValue("b") == "x y")
         #expect(received.queryValue("d") == "a&b=c d")
         #expect(server.receivedRequests.count == 1)
+    }
+
+    @Test(
+        "A value interpolated into a route stays in the path on the wire: no query, no fragment, no decoded escape",
+        arguments: RequesterKind.allCases)
+    func interpolatedPath(kind: RequesterKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", prefix: "/files/") { _ in .status(204) }
+        let cases = [
+            ("report#1.pdf", "/files/report%231.pdf"), ("a?admin=1", "/files/a%3Fadmin=1"),
+            ("..%2F..%2Fadmin", "/files/..%252F..%252Fadmin"),
+        ]
+        for (name, _) in cases {
+            let marked = MarkedQueue()
+            let request = RequestType<Void>(
+                responseQueue: marked.queue,
+                requestFactory: RequestFactory(router: FixedBaseRouter(server.baseURL, "files/\(name)")))
+            let delivery = await deliver(request, via: kind.make(), checking: marked)
+            #expect(delivery.error == nil, "\(name)")
+        }
+        #expect(server.receivedRequests.map(\.target) == cases.map(\.1))
     }
 
     @Test(

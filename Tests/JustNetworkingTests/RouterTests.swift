@@ -16,10 +16,10 @@ struct RouterTests {
             ("https://h/api", "user", "https://h/api/user"),
             ("https://h/api/", "/user", "https://h/api/user"),
             ("https://h/api/v2//", "//user/", "https://h/api/v2/user/"),
-            ("https://h:8443/a%20b", "c%2Fd", "https://h:8443/a%20b/c%2Fd"),
-            ("https://h/api", "users?page=2&q=a%20b", "https://h/api/users?page=2&q=a%20b"),
+            ("https://h:8443/a%20b", "c%2Fd", "https://h:8443/a%20b/c%252Fd"),
+            ("https://h/api", "users?page=2&q=a%20b", "https://h/api/users%3Fpage=2&q=a%2520b"),
             ("https://h/api?key=k", "users", "https://h/api/users?key=k"),
-            ("https://h/api?key=k#top", "users?page=2", "https://h/api/users?key=k&page=2#top"),
+            ("https://h/api?key=k#top", "users?page=2", "https://h/api/users%3Fpage=2?key=k#top"),
             ("https://h/api", "", "https://h/api"),
         ])
     func completeURL(base: String, path: String, expected: String) throws {
@@ -28,16 +28,36 @@ struct RouterTests {
     }
 
     @Test(
-        "completeURL percent-encodes what a URL cannot hold and keeps existing escapes",
+        "completeURL percent-encodes what a path cannot hold, `?`, `#` and `%` included",
         arguments: [
-            ("files/a b/é%20x", "https://h/api/files/a%20b/%C3%A9%20x", "/api/files/a b/é x"),
+            ("files/a b/é%20x", "https://h/api/files/a%20b/%C3%A9%2520x", "/api/files/a b/é%20x"),
             ("100%/50%zz", "https://h/api/100%25/50%25zz", "/api/100%/50%zz"),
-            ("q?x=a b&y=\"{}\"", "https://h/api/q?x=a%20b&y=%22%7B%7D%22", "/api/q"),
+            ("q?x=a b&y=\"{}\"", "https://h/api/q%3Fx=a%20b&y=%22%7B%7D%22", "/api/q?x=a b&y=\"{}\""),
+            ("files/report#1.pdf", "https://h/api/files/report%231.pdf", "/api/files/report#1.pdf"),
         ])
     func completeURLEncoding(path: String, expected: String, decodedPath: String) throws {
         let router = Fixed(baseURL: try #require(URL(string: "https://h/api")), route: Route(path: path, method: .get))
         #expect(router.completeURL.absoluteString == expected)
         #expect(router.completeURL.path == decodedPath)
+    }
+
+    /// JustNetworking built `completeURL` with `baseURL.appendingPathComponent(route.path)`: a
+    /// value interpolated into a route stays in the path, whatever it holds. Before, `?`, `#`
+    /// and `%XX` in it were taken as URL syntax (a query added, the path cut, an escape kept).
+    @Test(
+        "completeURL encodes an interpolated value as JustNetworking's appendingPathComponent did",
+        arguments: [
+            "report#1.pdf", "a?admin=1", "a%2Fb", "..%2F..%2Fadmin", "a b", "é", "x&y=z;w", "[x]|^`\\", "%", "%%41",
+            "?#", "a\r\nX-Injected: 1", "\u{0}",
+        ])
+    func completeURLMatchesSeed(name: String) throws {
+        let base = try #require(URL(string: "https://h/api"))
+        let router = Fixed(baseURL: base, route: Route(path: "files/\(name)", method: .get))
+        let seed = base.appendingPathComponent("files/\(name)")
+        #expect(router.completeURL.absoluteString == seed.absoluteString)
+        #expect(router.completeURL.query == nil)
+        #expect(router.completeURL.fragment == nil)
+        #expect(router.completeURL.path == "/api/files/\(name)")
     }
 
     @Test("The default description is the method and the path", arguments: JustNetworking.HTTPMethod.allCases)

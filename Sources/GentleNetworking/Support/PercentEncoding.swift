@@ -7,8 +7,8 @@
 /// - ``formComponent(_:spaceAsPlus:)``: the same, with a space as `+` or `%20`.
 /// - ``path(_:)``: keeps unreserved characters, sub-delims, `:`, `@`, `/` and existing `%XX`
 ///   escapes, so a pre-encoded path is not encoded twice.
-/// - ``invalidURLCharacters(_:)``: encodes only what no URL may hold (controls, space,
-///   non-ASCII, `"<>\^`{|}` and a `%` that does not start an escape), for joining URL text.
+/// - ``literalPath(_:)``: the same characters kept, but `%` always encoded: text taken as a
+///   path, all of it (`?`, `#` and `%` included), as `URL.appendingPathComponent` takes it.
 package enum PercentEncoding {
     /// A set of ASCII bytes, as two 64-bit masks; bytes of 128 and above are never in it.
     package struct ByteSet: Sendable {
@@ -49,14 +49,6 @@ package enum PercentEncoding {
             UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
         ])
-    /// Printable ASCII except space and `"<>\^`{|}` (and `%`, which is handled apart).
-    package static let urlCharacters = ByteSet(
-        "!#$&'()*+,-./:;=?@[]_~",
-        ranges: [
-            UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-        ])
-
     /// A query name or value: everything but unreserved characters encoded.
     package static func queryComponent(_ string: String) -> String {
         encode(string, keeping: unreserved, keepingEscapes: false, spaceAsPlus: false)
@@ -73,9 +65,11 @@ package enum PercentEncoding {
         encode(string, keeping: pathCharacters, keepingEscapes: true, spaceAsPlus: false)
     }
 
-    /// URL text with only the bytes no URL can hold encoded; existing `%XX` escapes are kept.
-    package static func invalidURLCharacters(_ string: String) -> String {
-        encode(string, keeping: urlCharacters, keepingEscapes: true, spaceAsPlus: false)
+    /// Text that is a path and nothing else: what ``path(_:)`` encodes, and `%` too, so `?`,
+    /// `#` and `%XX` in it stay characters of the path (`a?b` → `a%3Fb`, `a%2Fb` → `a%252Fb`),
+    /// as `URL.appendingPathComponent` encodes them.
+    package static func literalPath(_ string: String) -> String {
+        encode(string, keeping: pathCharacters, keepingEscapes: false, spaceAsPlus: false)
     }
 
     /// Encodes every byte of `string` not in `kept` as `%XX`; with `keepingEscapes`, a `%`
