@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 /// A multipart (`multipart/form-data`) body: named parts and the boundary between them.
 ///
@@ -8,7 +9,9 @@ import Foundation
 public protocol MultipartBuilder: BodyBuilder {
     /// The parts, by field name.
     var parts: [String: MultipartElement] { get }
-    /// The boundary; it must not occur in any part.
+    /// The boundary. A part whose bytes hold `--` and the boundary is refused
+    /// (``MultipartError/boundaryInContent(part:)``): the server would read what follows as
+    /// parts of its own.
     var boundary: String { get }
 }
 
@@ -18,14 +21,20 @@ extension MultipartBuilder {
 
     /// The whole body in memory (the encoder is not used: parts carry their own bytes).
     ///
-    /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file part cannot be read.
+    /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file part cannot be read;
+    ///   ``MultipartError/boundaryInContent(part:)`` when a part's bytes hold `--` and the
+    ///   boundary (the server would read what follows as parts of its own).
     public func body(encoder: DataEncoder?) throws -> Data {
         var data = Data()
         for name in parts.keys.sorted() {
             guard let part = parts[name] else { continue }
+            let content = try part.content()
+            guard !BoundaryScanner.contains(content, boundary: boundary) else {
+                throw MultipartError.boundaryInContent(part: name)
+            }
             data.append(Data("--\(boundary)\r\n".utf8))
             data.append(Data(part.head(name: name).utf8))
-            data.append(try part.content())
+            data.append(content)
             data.append(Data("\r\n".utf8))
         }
         data.append(Data("--\(boundary)--\r\n".utf8))
@@ -52,7 +61,8 @@ extension MultipartBuilder {
     /// Writes the body to the file at `destination` (replacing it), copying file parts from
     /// disk in 256 KiB chunks, so memory stays constant whatever the size.
     ///
-    /// - Throws: ``MultipartError`` when a file cannot be read or the destination written.
+    /// - Throws: ``MultipartError`` when a file cannot be read, a part holds the boundary
+    ///   (``MultipartError/boundaryInContent(part:)``), or the destination cannot be written.
     public func writeBody(to destination: URL) throws {
         // Owner-only from its creation: the body may hold personal data, and the temporary
         // directory is shared (a file created open to others, then narrowed, can be opened by
@@ -77,19 +87,23 @@ extension MultipartBuilder {
                 }
                 defer { try? input.close() }
                 try write(Data(part.head(name: name).utf8))
+                var scanner = BoundaryScanner(boundary: boundary)
                 while true {
                     let chunk: Data?
                     do { chunk = try input.read(upToCount: 256 * 1024) } catch {
                         throw MultipartError.unreadableFile(url)
                     }
                     guard let chunk, !chunk.isEmpty else { break }
+                    guard !scanner.isFound(in: chunk) else { throw MultipartError.boundaryInContent(part: name) }
                     try write(chunk)
                 }
                 try write(Data("\r\n".utf8))
             default:
-                var data = Data()
-                part.encode(data: &data, name: name)
-                try write(data)
+                let content = try part.content()
+                guard !BoundaryScanner.contains(content, boundary: boundary) else {
+                    throw MultipartError.boundaryInContent(part: name)
+                }
+                try write(Data(part.head(name: name).utf8) + content + Data("\r\n".utf8))
             }
         }
         try write(Data("--\(boundary)--\r\n".utf8))
@@ -116,12 +130,18 @@ public enum MultipartError: Error, Sendable, Equatable, CustomStringConvertible 
     case unreadableFile(URL)
     /// The temporary body file could not be written.
     case cannotWrite(URL)
+    /// The part named `part` holds `--` and the boundary: sent, it would end early and the
+    /// server would read what follows as parts of its own. Nothing is sent; use another
+    /// boundary (the default one is random).
+    case boundaryInContent(part: String)
 
-    /// A sentence naming the file.
+    /// A sentence naming the file or the part.
     public var description: String {
         switch self {
         case .unreadableFile(let url): "Cannot read the multipart file \(url.path)."
         case .cannotWrite(let url): "Cannot write the multipart body to \(url.path)."
+        case .boundaryInContent(let part):
+            "The multipart part \"\(PrintableText.escaping(part))\" contains its boundary; choose another boundary."
         }
     }
 }
