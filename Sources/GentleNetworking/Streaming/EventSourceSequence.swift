@@ -46,12 +46,16 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
         var state: EventSourceState
         var events: ServerSentEventSequence.AsyncIterator?
         var pending: EventSourceState.Action?
+        /// The stream's own fault (a line or event above its limit, invalid UTF-8), once
+        /// thrown: thrown again by every later call, which never reconnects.
+        var fault: StreamingError?
 
         /// The last event ID seen, which a later sequence can resume from.
         public var lastEventID: String? { state.lastEventID }
 
         /// The next event, reconnecting as needed; `nil` once the server said stop (204).
         public mutating func next() async throws -> ServerSentEvent? {
+            if let fault { throw fault }
             var action: EventSourceState.Action
             if let pending {
                 action = pending
@@ -107,7 +111,10 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
                 events = nil
                 if Task.isCancelled || RetryPolicy.isCancellation(error) { return state.cancelled() }
                 // A line or event above its limit, or invalid UTF-8, is the stream's fault: no reconnect.
-                if let streaming = error as? StreamingError, streaming != .incompleteEvent { throw streaming }
+                if let streaming = error as? StreamingError, streaming != .incompleteEvent {
+                    fault = streaming
+                    throw streaming
+                }
                 return state.ended(failure: error, randomUnit: sequence.clock.randomUnit())
             }
         }

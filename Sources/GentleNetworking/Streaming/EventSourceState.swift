@@ -5,9 +5,10 @@ import Foundation
 /// value without I/O and assert exact delays.
 ///
 /// The rules (WHATWG HTML's `EventSource`, with an API client's limits):
-/// - A 2xx `text/event-stream` response opens the stream; a 204 finishes it (the server's way
+/// - A 200 `text/event-stream` response opens the stream; a 204 finishes it (the server's way
 ///   to say "stop"). A retryable status (``RetryPolicy/retryableStatusCodes``) or a transient
-///   failure reconnects; any other status, content type or failure fails it.
+///   failure reconnects; any other status (another 2xx included), content type or failure
+///   fails it.
 /// - Every reconnect sends the last event ID seen (`Last-Event-ID`).
 /// - The first reconnect after progress (an event delivered) waits the reconnection time: the
 ///   server's `retry:` when it sent one (at least ``EventSourcePolicy/minReconnectionTime``, at
@@ -58,8 +59,12 @@ public struct EventSourceState: Sendable {
     public mutating func opened(statusCode: Int, contentType: String?, randomUnit: Double) -> Action? {
         guard !ended else { return .finish }
         if statusCode == 204 { return end(.finish) }
-        if (200..<300).contains(statusCode) {
-            let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        // Only a 200 opens the stream (WHATWG HTML: any other status fails the connection; a
+        // 201 or 206 is not an event stream). The type is what precedes the first `;`, so
+        // `;text/event-stream` (an empty type) is refused.
+        if statusCode == 200 {
+            let type = contentType?.split(separator: ";", omittingEmptySubsequences: false).first?
+                .trimmingCharacters(in: .whitespaces).lowercased()
             guard type == "text/event-stream" else {
                 return end(.fail(.unexpectedContentType(PrintableText.escaping(contentType ?? ""))))
             }
@@ -188,7 +193,7 @@ public struct EventSourcePolicy: Sendable {
 public enum EventSourceFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered a status that is not retried.
     case status(Int)
-    /// A 2xx response that is not `text/event-stream`, with its `Content-Type` (control
+    /// A 200 response that is not `text/event-stream`, with its `Content-Type` (control
     /// characters written as escapes, `\r`, `\n`, `\u001B`, as in error messages).
     case unexpectedContentType(String)
     /// This many reconnects in a row brought no event.

@@ -51,6 +51,13 @@ struct LineReader {
     /// The number of the line returned last (1-based).
     var lineNumber: Int { splitter.lineCount - (ready.count - readyIndex) }
 
+    /// The next line; `nil` at the end of the body, and after a failure has been thrown.
+    ///
+    /// - A fault in the bytes (a line too long, invalid UTF-8) is thrown as soon as the lines
+    ///   before it are taken, without waiting for more bytes (a server that stalls after it
+    ///   would otherwise turn it into a timeout), and the transfer is ended.
+    /// - After the byte stream throws, the unfinished line is dropped, never returned as if it
+    ///   were whole (a number cut short, `123` of `123456`, would decode).
     mutating func next() async throws -> String? {
         while true {
             if readyIndex < ready.count {
@@ -60,6 +67,11 @@ struct LineReader {
             if ended { return nil }
             ready = []
             readyIndex = 0
+            if let fault = splitter.heldFault {
+                ended = true
+                stop()
+                throw fault
+            }
             do {
                 if let chunk = try await bytes.next() {
                     ready = try splitter.push(chunk)
@@ -68,7 +80,11 @@ struct LineReader {
                     if let last = try splitter.finish() { ready = [last] }
                 }
             } catch let error as StreamingError {
+                ended = true
                 stop()
+                throw error
+            } catch {
+                ended = true
                 throw error
             }
         }

@@ -25,6 +25,10 @@ public struct LineSplitter: Sendable {
     /// Whether bytes of an unfinished line are held (the stream ended mid-line if it ends now).
     public var hasPartialLine: Bool { !pending.isEmpty }
 
+    /// The fault found after the lines ``push(_:)`` last returned, not thrown yet: a reader
+    /// throws it once those lines are consumed, without waiting for more bytes.
+    var heldFault: StreamingError? { failure }
+
     /// Feeds `bytes` and returns the lines they complete, in order.
     ///
     /// Lines completed before a fault are returned first; the fault is thrown by the next call
@@ -69,10 +73,12 @@ public struct LineSplitter: Sendable {
         return try takeLine()
     }
 
+    /// The pending bytes as the next line. Counted only when valid: a line that is not UTF-8
+    /// is reported by its number, and the lines before it keep theirs.
     private mutating func takeLine() throws(StreamingError) -> String {
-        lineCount += 1
         defer { pending.removeAll(keepingCapacity: pending.count <= 4096) }
-        guard let line = String(validating: pending, as: UTF8.self) else { throw .invalidUTF8(line: lineCount) }
+        guard let line = String(validating: pending, as: UTF8.self) else { throw .invalidUTF8(line: lineCount + 1) }
+        lineCount += 1
         return line
     }
 }

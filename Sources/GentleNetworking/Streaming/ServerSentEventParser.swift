@@ -3,11 +3,14 @@
 ///
 /// - A leading byte order mark is ignored; lines starting with `:` are comments.
 /// - `field: value` (one space after the colon is dropped), or a whole line as a field with an
-///   empty value. `event` sets the type, `data` appends a line, `id` sets the last event ID
-///   (unless it contains NUL), `retry` sets the reconnection time (ASCII digits only; huge
-///   values saturate, never trap). Other fields are ignored.
-/// - A blank line dispatches the event, unless no `data` was given. The last event ID and the
-///   reconnection time persist across events.
+///   empty value. Fields are matched by their bytes, so a combining mark after the colon or the
+///   space stays in the value. `event` sets the type, `data` appends a line, `id` sets the
+///   last event ID buffer (unless it contains NUL), `retry` sets the reconnection time (ASCII
+///   digits only; huge values saturate, never trap). Other fields are ignored.
+/// - A blank line makes the buffered ID the last event ID (even when no event is dispatched),
+///   then dispatches the event, unless no `data` was given. An `id` in a block that never ends
+///   (the stream breaks first) does not count: reconnecting asks for what came after the last
+///   complete block. The last event ID and the reconnection time persist across events.
 /// - One event's data may be at most ``maxEventBytes`` bytes:
 ///   ``StreamingError/eventTooLarge(limit:)`` beyond.
 public struct ServerSentEventParser: Sendable {
@@ -24,9 +27,11 @@ public struct ServerSentEventParser: Sendable {
     /// Whether any field arrived since the last blank line.
     private var inEvent = false
 
-    /// The last event ID set by the stream (`nil` until one is), sent back as `Last-Event-ID`
-    /// when reconnecting.
+    /// The last event ID as of the last blank line (`nil` until a block with an `id` ended),
+    /// sent back as `Last-Event-ID` when reconnecting.
     public private(set) var lastEventID: String?
+    /// The `id` of the block being read, made ``lastEventID`` by the blank line that ends it.
+    private var idBuffer: String?
     /// The reconnection time in milliseconds set by the stream's latest `retry:` field.
     public private(set) var reconnectionTime: Int?
 
@@ -34,34 +39,37 @@ public struct ServerSentEventParser: Sendable {
     public init(maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes, lastEventID: String? = nil) {
         self.maxEventBytes = max(1, maxEventBytes)
         self.lastEventID = lastEventID
+        self.idBuffer = lastEventID
     }
 
     /// Consumes one line (without its terminator) and returns the event it dispatches, if any.
     ///
     /// - Throws: ``StreamingError/eventTooLarge(limit:)``.
     public mutating func consume(line rawLine: String) throws(StreamingError) -> ServerSentEvent? {
+        // By bytes and scalars, never by `Character`: a combining mark after `:` or the space
+        // would join them into one grapheme and hide them.
         var line = Substring(rawLine)
         if !sawFirstLine {
             sawFirstLine = true
-            if line.first == "\u{FEFF}" { line = line.dropFirst() }
+            if line.unicodeScalars.first == "\u{FEFF}" { line = Substring(line.unicodeScalars.dropFirst()) }
         }
         if line.isEmpty { return dispatch() }
-        if line.first == ":" { return nil }
+        if line.utf8.first == UInt8(ascii: ":") { return nil }
         inEvent = true
         let field: Substring
         var value: Substring
-        if let colon = line.firstIndex(of: ":") {
+        if let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) {
             field = line[..<colon]
-            value = line[line.index(after: colon)...]
-            if value.first == " " { value = value.dropFirst() }
+            value = line[line.utf8.index(after: colon)...]
+            if value.utf8.first == UInt8(ascii: " ") { value = value[value.utf8.index(after: value.startIndex)...] }
         } else {
             field = line
             value = ""
         }
-        switch field {
-        case "event":
+        switch Field(field) {
+        case .event:
             eventType = String(value)
-        case "data":
+        case .data:
             if hasData {
                 guard data.utf8.count + 1 + value.utf8.count <= maxEventBytes else {
                     throw .eventTooLarge(limit: maxEventBytes)
@@ -72,17 +80,36 @@ public struct ServerSentEventParser: Sendable {
             }
             data += value
             hasData = true
-        case "id":
-            if !value.contains("\u{0}") { lastEventID = String(value) }
-        case "retry":
+        case .id:
+            if !value.utf8.contains(0) { idBuffer = String(value) }
+        case .retry:
             if let milliseconds = Self.milliseconds(value) {
                 reconnectionTime = milliseconds
                 blockRetry = milliseconds
             }
-        default:
+        case nil:
             break
         }
         return nil
+    }
+
+    /// The fields the format defines, matched byte for byte.
+    private enum Field {
+        case event, data, id, retry
+
+        init?(_ name: Substring) {
+            if name.utf8.elementsEqual("data".utf8) {
+                self = .data
+            } else if name.utf8.elementsEqual("id".utf8) {
+                self = .id
+            } else if name.utf8.elementsEqual("event".utf8) {
+                self = .event
+            } else if name.utf8.elementsEqual("retry".utf8) {
+                self = .retry
+            } else {
+                return nil
+            }
+        }
     }
 
     /// Ends the stream.
@@ -92,12 +119,14 @@ public struct ServerSentEventParser: Sendable {
     public mutating func finish() throws(StreamingError) {
         if inEvent {
             reset()
+            idBuffer = lastEventID
             throw .incompleteEvent
         }
     }
 
     private mutating func dispatch() -> ServerSentEvent? {
         defer { reset() }
+        lastEventID = idBuffer
         guard hasData else { return nil }
         return ServerSentEvent(
             event: eventType.isEmpty ? "message" : eventType, data: data, id: lastEventID, retry: blockRetry)
