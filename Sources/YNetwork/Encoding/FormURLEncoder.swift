@@ -1,8 +1,8 @@
 import Foundation
 import GentleNetworking
 
-/// Encodes a body as `application/x-www-form-urlencoded`: `key=value` pairs sorted by key, joined by
-/// `&`, with spaces as `+` and everything but RFC 3986 unreserved characters percent-encoded.
+/// Encodes a body as `application/x-www-form-urlencoded`: `key=value` pairs sorted as text (as
+/// Y-Network sorts them), joined by `&`, with spaces as `+` and everything but RFC 3986 unreserved characters percent-encoded.
 ///
 /// The value is a ``ParametersBuilder`` (such as a ``Parameters`` dictionary) or any
 /// `Encodable` whose JSON form is an object of scalars or arrays of scalars. `true` is sent as
@@ -39,19 +39,21 @@ public struct FormURLEncoder: DataEncoder {
 
     /// ``encode(_:spaceAsPlus:)`` for values of any type (such as a decoded JSON object).
     static func encodeAny(_ parameters: [String: Any], spaceAsPlus: Bool) -> String {
-        // Sorted by key; an array's values keep their order.
-        var pairs: [String] = []
-        for key in parameters.keys.sorted() {
-            guard let value = parameters[key] else { continue }
+        // Each field's encoded text (`name=value`, a bare `name`, or an array's pairs in their
+        // order), sorted as text, as Y-Network sorts its `field=value` strings: by key alone,
+        // `a=1` would come before `a-b=2`, where Y-Network puts it after ("-" < "=").
+        var fields: [String] = []
+        for (key, value) in parameters {
             let name = component(key, spaceAsPlus: spaceAsPlus)
-            for element in flatten(value) {
+            let pairs = flatten(value).map { element in
                 switch element {
-                case .bare: pairs.append(name)
-                case .text(let text): pairs.append(name + "=" + component(text, spaceAsPlus: spaceAsPlus))
+                case .bare: name
+                case .text(let text): name + "=" + component(text, spaceAsPlus: spaceAsPlus)
                 }
             }
+            if !pairs.isEmpty { fields.append(pairs.joined(separator: "&")) }
         }
-        return pairs.joined(separator: "&")
+        return fields.sorted().joined(separator: "&")
     }
 
     private enum Element {

@@ -118,9 +118,16 @@ open class NetworkManager: NSObject, @unchecked Sendable {
 
     /// Sends `request` and calls `completion` with the parsed response on the main queue.
     ///
-    /// - Returns: A handle that cancels the request (the completion then gets `CancellationError`).
+    /// Returns nothing, as in Y-Network, so a subclass written for Y-Network overrides it
+    /// unchanged; ``submitCancelable(_:completion:)`` also returns a handle that cancels.
+    open func submit<Response: Decodable>(_ request: NetworkRequest, completion: @escaping APICompletion<Response>) {
+        submitCancelable(request, completion: completion)
+    }
+
+    /// ``submit(_:completion:)``, returning a handle that cancels the request (the completion
+    /// then gets `CancellationError`).
     @discardableResult
-    open func submit<Response: Decodable>(
+    public func submitCancelable<Response: Decodable>(
         _ request: NetworkRequest, completion: @escaping APICompletion<Response>
     ) -> Cancelable {
         // Built here, in the generic context, and handed to the task type-erased: the task and

@@ -9,7 +9,8 @@ import GentleNetworking
 ///   percent-encoded. A query in the base (`https://h/v1?key=K`) follows the joined path, ahead
 ///   of the path's own; a fragment in the base is dropped. No base at all is
 ///   ``NetworkError/noBasePath``.
-/// - Query parameters are percent-encoded, written `key=value`, sorted and joined with `&`;
+/// - Query parameters are percent-encoded, written `key=value`, sorted as text (as Y-Network
+///   sorts them) and joined with `&`;
 ///   `true` is a bare key (an empty key with `true` is left out: it would be an empty pair),
 ///   `false` and `nil` are left out, arrays repeat their key. They are
 ///   appended with `?`, or `&` when the path already has a query. With a `.formURLEncoded`
@@ -25,13 +26,19 @@ open class URLBuilder: @unchecked Sendable {
     /// Creates a builder.
     public init() {}
 
-    /// The path joined to its base, without the query.
+    /// The path joined to its base, without the query. Its signature is Y-Network's, so a
+    /// subclass written for Y-Network overrides it unchanged.
     ///
     /// - Throws: ``NetworkError/noBasePath`` for a relative path with no base.
-    open func path(for request: NetworkRequest, configuration: NetworkManagerConfiguration?) throws -> String {
+    open func path(for request: NetworkRequest, configuration: NetworkManagerConfiguration) throws -> String {
+        try Self.joinedPath(for: request, basePath: configuration.basePath)
+    }
+
+    /// ``path(for:configuration:)`` with the configuration's base path, or none.
+    static func joinedPath(for request: NetworkRequest, basePath: PathRepresentable?) throws -> String {
         let path = request.path.pathValue
         if path.isAbsoluteURLPath { return path }
-        guard let base = (request.basePath ?? configuration?.basePath)?.pathValue else {
+        guard let base = (request.basePath ?? basePath)?.pathValue else {
             throw NetworkError.noBasePath
         }
         // A base with a query of its own (`https://h/v1?key=K`) keeps it after the joined path,
@@ -60,11 +67,15 @@ open class URLBuilder: @unchecked Sendable {
         return joined + "?" + baseQuery + (pathQuery.isEmpty ? "" : "&" + pathQuery)
     }
 
-    /// The full URL of `request`.
+    /// The full URL of `request`. With a configuration, the path comes from
+    /// ``path(for:configuration:)`` (a subclass's override included); without one (a manager
+    /// used unconfigured), only an absolute path or the request's own base path can give one.
     ///
     /// - Throws: ``NetworkError/noBasePath`` or ``NetworkError/invalidURL``.
     open func url(for request: NetworkRequest, configuration: NetworkManagerConfiguration?) throws -> URL {
-        var text = try path(for: request, configuration: configuration)
+        var text =
+            try configuration.map { try path(for: request, configuration: $0) }
+            ?? Self.joinedPath(for: request, basePath: nil)
         if let parameters = request.queryParameters?.parameters, !parameters.isEmpty {
             let query = queryString(with: parameters, contentType: request.requestType)
             if !query.isEmpty { text += (text.contains("?") ? "&" : "?") + query }
@@ -81,9 +92,11 @@ open class URLBuilder: @unchecked Sendable {
     /// each field through ``queryParameterString(field:value:contentType:)``, so a subclass that
     /// overrides it changes how its fields are written, as in Y-Network.
     open func queryString(with parameters: Parameters, contentType: RequestContentType) -> String {
-        parameters.keys.sorted().compactMap { field in
-            parameters[field].flatMap { queryParameterString(field: field, value: $0, contentType: contentType) }
-        }.joined(separator: "&")
+        // The encoded pairs are sorted as text, as in Y-Network (by key alone, `a=1` would come
+        // before `a-b=2`).
+        parameters.compactMap { field, value in
+            queryParameterString(field: field, value: value, contentType: contentType)
+        }.sorted().joined(separator: "&")
     }
 
     /// One `field=value` query pair, percent-encoded as ``queryString(with:contentType:)``

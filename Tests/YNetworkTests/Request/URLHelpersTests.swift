@@ -35,6 +35,32 @@ private struct QueryProbe: NetworkRequest {
 
 @Suite("URL helpers: queryParameterString, open URLBuilder, Sendable parameters")
 struct URLHelpersTests {
+    /// Y-Network sorts the encoded `field=value` strings, not the keys: the two orders differ
+    /// when a key is a prefix of another followed by a character below `=` (`-`, `.`, a space
+    /// written `+` or `%20`). A caller matching URLs or form bodies exactly (stubs, signatures)
+    /// sees Y-Network's order.
+    @Test("Query and form pairs come out in Y-Network's order: the encoded pairs sorted as text")
+    func pairOrder() {
+        let parameters: Parameters = [
+            "a": "1", "a-b": "2", "a b": "3", "a.b": "4", "a_b": "5", "ab": "6", "A": "7", "a=": "8", "flag": true,
+        ]
+        for plus in [false, true] {
+            // Y-Network's rule, written out: every pair encoded, then the strings sorted.
+            let expected = parameters.compactMap { key, value -> String? in
+                let name = FormURLEncoder.encode([key: true], spaceAsPlus: plus)
+                if let flag = value as? Bool { return flag ? name : nil }
+                return FormURLEncoder.encode([key: value], spaceAsPlus: plus)
+            }.sorted().joined(separator: "&")
+            #expect(FormURLEncoder.encode(parameters, spaceAsPlus: plus) == expected)
+            #expect(
+                URLBuilder().queryString(with: parameters, contentType: plus ? .formURLEncoded : .JSON) == expected)
+        }
+        #expect(URLBuilder().queryString(with: ["a": "1", "a-b": "2"], contentType: .JSON) == "a-b=2&a=1")
+        #expect(FormURLEncoder.encode(["a b": "1", "a": "2"], spaceAsPlus: true) == "a+b=1&a=2")
+        // An array's pairs stay together, in the array's order.
+        #expect(FormURLEncoder.encode(["b": ["2", "1"], "a": "x"], spaceAsPlus: true) == "a=x&b=2&b=1")
+    }
+
     @Test("queryParameterString encodes one pair as a query does; true is a bare key, false and nil nothing")
     func singlePair() {
         let builder = URLBuilder()
