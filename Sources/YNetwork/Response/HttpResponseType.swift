@@ -1,9 +1,15 @@
 import Foundation
 
 /// A response body as JSON where it is JSON: a dictionary, an array, or the raw bytes otherwise.
+///
+/// Sendable for what this library makes of a body (``Foundation/Data/toHttpResponse()``): the
+/// payloads come from `JSONSerialization`, values and immutable Foundation objects, never
+/// mutated. The cases are public, with Y-Network's `Any` payloads, so a value built by hand can
+/// hold anything: one holding a mutable object of yours must not cross tasks, and the compiler
+/// cannot tell you so.
 public enum HttpResponseType: @unchecked Sendable {
-    // @unchecked: the payloads come from JSONSerialization and are never mutated after parsing;
-    // they are value types or immutable Foundation objects.
+    // @unchecked: see above. The `Any` payloads are Y-Network's API; checked Sendable payloads
+    // would break code written for it.
 
     /// An empty body.
     case none
