@@ -87,7 +87,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// How many refreshes this transport has started.
     public var refreshCount: Int { shared.current.refreshCount }
 
-    /// Sends `request`; on a 401 refreshes (shared) and retries once.
+    /// Sends `request`; on a 401 refreshes (shared) and retries once. A 401 from another
+    /// origin than the request's (after a redirect) is returned as it is, without a refresh. A
+    /// body stream is read into memory first (at most ``RequestBodyStream/maxBytes``), so the
+    /// retry sends it whole.
     ///
     /// The auth service's ``AuthServiceProtocol/headerField`` counts as a credential header:
     /// a redirect to another origin drops it, as it drops `Authorization`.
@@ -130,6 +133,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
         _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
         drain: (Body) async -> Data
     ) async throws -> (Body, Response) {
+        // A body stream can be read once: read into memory first (as every transport does, at
+        // most `RequestBodyStream.maxBytes`), it is sent whole on the retry after a refresh too.
+        // Replayed as a stream, the retry read a closed stream, and corelibs traps on that.
+        let request = try await RequestBodyStream.reading(request)
         // Read before sending: a refresh that ends after this and hands out the credential this
         // request carries again (a renewed session) settles its 401 by a retry.
         let epoch = shared.withLock { $0.state.finishedRefreshes }
@@ -140,6 +147,11 @@ public final class ReauthTransport: HTTPTransportProtocol {
             return (body, exchanged)
         }
         let response = try exchanged.httpResponse()
+        // A 401 from another origin (a redirect took the request there, without its credential)
+        // says nothing about the credential: it is returned as it is and refreshes nothing.
+        // Otherwise a host behind an open redirect could spend the refresh loop guard, and the
+        // API's own expiry would then fail with `refreshLimitExceeded`.
+        guard Origin.isSameOrigin(request.url, response.url ?? request.url) else { return (body, exchanged) }
         let data = await drain(body)
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)

@@ -51,7 +51,16 @@ public enum RequestBodyStream {
             let count = stream.read(&chunk, maxLength: chunkSize)
             if count == 0 { return .success(data) }
             guard count > 0 else {
-                let reason = stream.streamError.map { " (\($0.localizedDescription))" } ?? ""
+                // `streamError` only when the stream says it failed: corelibs traps reading it on
+                // a stream that was already read and closed (a request sent twice).
+                let reason: String
+                if stream.streamStatus == .error {
+                    reason = stream.streamError.map { " (\($0.localizedDescription))" } ?? ""
+                } else if stream.streamStatus == .closed {
+                    reason = ": it was already read and closed (a body stream can be sent once)"
+                } else {
+                    reason = ""
+                }
                 return .failure(
                     TransportError(.invalidRequest, url: url, message: "The request's body stream failed\(reason)."))
             }
