@@ -113,7 +113,9 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// The key a GET that this transport may make conditional is stored under; nil for any other
-    /// method, or when the caller set `If-None-Match` itself (the exchange is theirs).
+    /// method, or when the caller set `If-None-Match`, `Range` or `If-Range` itself (the exchange
+    /// is theirs: a range's 206 is part of a representation, never one to serve whole, and a
+    /// whole one must not answer a range).
     func revalidationKey(for request: URLRequest) -> String? {
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method.equalsIgnoringASCIICase("GET") else { return nil }
@@ -121,7 +123,8 @@ public struct ETagTransport: HTTPTransportProtocol {
         return conditional ? nil : key
     }
 
-    /// The key for `method` and `request`, and whether the request carries `If-None-Match`. One
+    /// The key for `method` and `request`, and whether the request carries `If-None-Match`,
+    /// `Range` or `If-Range` (an exchange this transport leaves alone). One
     /// pass over the request's headers, comparing names byte-wise (a `lowercased()` copy and a
     /// hash per header, or a case-insensitive lookup per credential name, cost more: this runs
     /// for every GET).
@@ -135,7 +138,9 @@ public struct ETagTransport: HTTPTransportProtocol {
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             if name.equalsIgnoringASCIICase("accept") {
                 accept = value
-            } else if name.equalsIgnoringASCIICase("if-none-match") {
+            } else if name.equalsIgnoringASCIICase("if-none-match") || name.equalsIgnoringASCIICase("range")
+                || name.equalsIgnoringASCIICase("if-range")
+            {
                 conditional = true
             } else if let keyedName = keyed.contains(name)
                 ? name : keyed.first(where: { $0.equalsIgnoringASCIICase(name) })
@@ -310,6 +315,10 @@ public struct ETagTransport: HTTPTransportProtocol {
         return revalidated
     }
 
+    /// The 2xx statuses whose body is a whole representation, which a 304 may later stand for:
+    /// 200, 203 and 204. A 206 (a part), a 201 or a 202 (about something else) is never stored.
+    static let storedStatusCodes: Set<Int> = [200, 203, 204]
+
     /// After a 2xx: stores an entry when the response is storable and carries an ETag that could
     /// be sent back (no CR, LF or NUL); otherwise drops the entry the request was made with, now
     /// stale. Both paths share it.
@@ -317,7 +326,8 @@ public struct ETagTransport: HTTPTransportProtocol {
         _ key: String, after statusCode: Int, headers: [String: String], body: Data, url: URL?,
         request: URLRequest, hadEntry: Bool
     ) async {
-        if let etag = Self.header("ETag", in: headers), RequestValidator.isValidHeaderValue(etag),
+        if Self.storedStatusCodes.contains(statusCode), let etag = Self.header("ETag", in: headers),
+            RequestValidator.isValidHeaderValue(etag),
             Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
         {
             await storeEntry(
