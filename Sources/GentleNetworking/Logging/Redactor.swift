@@ -249,16 +249,42 @@ enum Redactor {
                 }
             }
         }
-        if let url = request.url, containsAny(of: queryMark, in: url.absoluteString),
-            let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems
-        {
-            for item in items where isSensitiveName(item.name) {
-                if let value = item.value { values.insert(value) }
+        if let url = request.url {
+            let text = url.absoluteString
+            if containsAny(of: queryMark, in: text),
+                let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+            {
+                for item in components.queryItems ?? [] where isSensitiveName(item.name) {
+                    if let value = item.value { values.insert(value) }
+                }
+                // As written in the URL too (its own percent-encoding, which a server echoes).
+                for item in components.percentEncodedQueryItems ?? [] where isSensitiveName(item.name) {
+                    if let value = item.value { values.insert(value) }
+                }
+            }
+            // The password of the user info: removed from logged URLs, and scrubbed wherever a
+            // server echoes it.
+            if text.utf8.contains(UInt8(ascii: "@")),
+                let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+            {
+                if let password = components.password { values.insert(password) }
+                if let password = components.percentEncodedPassword { values.insert(password) }
             }
         }
-        // JSON re-serialization may escape "/" (base64 tokens hold them): scrub that form too.
-        for value in values where value.utf8.contains(UInt8(ascii: "/")) {
-            values.insert(value.replacingOccurrences(of: "/", with: "\\/"))
+        // The forms a value takes when a server echoes it inside other text: percent-encoded in
+        // a URL (a `Location`, a link), form-encoded, and escaped in JSON (`"`, `\`, and `/`,
+        // which base64 tokens hold).
+        for value in values {
+            values.insert(PercentEncoding.queryComponent(value))
+            values.insert(PercentEncoding.formComponent(value, spaceAsPlus: true))
+            if value.utf8.contains(where: {
+                $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
+            }) {
+                values.insert(
+                    value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                        .replacingOccurrences(of: "/", with: "\\/"))
+                values.insert(value.replacingOccurrences(of: "/", with: "\\/"))
+            }
         }
         if values.isEmpty { return [] }
         return values.filter { $0.count >= minimumScrubbedLength }.sorted { $0.count > $1.count }

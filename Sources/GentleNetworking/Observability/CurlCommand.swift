@@ -83,6 +83,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             note = "the body is a stream and is not shown"
         } else if body.count > Self.maxShownBodyBytes {
             note = "the body (\(body.count) bytes) is not shown"
+        } else if redact, body.count > Redactor.maxScannedBodyBytes {
+            // Past what the redactor parses, its fields could not be redacted by name.
+            note = "the body (\(body.count) bytes) is not shown: too large to redact (secrets: .include shows it)"
         } else if !body.isEmpty {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
             let shown = Self.shownBody(body, contentType: contentType, redact: redact, secrets: secretValues)
@@ -97,7 +100,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         }
         arguments.append("--globoff")
         if let url = request.url {
-            arguments.append(redact ? Redactor.scrub(Redactor.url(url), secrets: secretValues) : url.absoluteString)
+            // `--url`, never bare: a URL text starting with `-` would be read as an option.
+            arguments += [
+                "--url", redact ? Redactor.scrub(Redactor.url(url), secrets: secretValues) : url.absoluteString,
+            ]
         }
         self.arguments = arguments
         self.note = note
@@ -117,20 +123,38 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
 
     /// The body as shown: as it is, or with sensitive JSON or form fields redacted and the
     /// request's credential values scrubbed from text.
+    ///
+    /// JSON is recognised by its bytes, whatever the `Content-Type` says (as the log records do);
+    /// a form by its type or its look (`name=value&…`, no space). A body that is not UTF-8 is
+    /// redacted byte for byte: read as Latin-1 (one character per byte), redacted, written back,
+    /// so its other bytes go out as they were.
     private static func shownBody(_ body: Data, contentType: String, redact: Bool, secrets: [String]) -> Data {
         guard redact else { return body }
-        var shown = body
-        if contentType.contains("json"), body.count <= Redactor.maxScannedBodyBytes,
-            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-            let data = try? JSONSerialization.data(
-                withJSONObject: Redactor.redactJSON(object), options: [.sortedKeys, .fragmentsAllowed])
+        if body.count <= Redactor.maxScannedBodyBytes,
+            let object = try? JSONSerialization.jsonObject(with: body, options: []),
+            let data = try? JSONSerialization.data(withJSONObject: Redactor.redactJSON(object), options: [.sortedKeys])
         {
-            shown = data
-        } else if contentType.contains("x-www-form-urlencoded"), let form = String(validating: body, as: UTF8.self) {
-            shown = Data(Redactor.redactForm(form).utf8)
+            return scrubbed(data, secrets: secrets)
         }
-        guard let text = String(validating: shown, as: UTF8.self) else { return shown }
+        guard let text = String(validating: body, as: UTF8.self) else {
+            guard let bytes = String(data: body, encoding: .isoLatin1) else { return body }
+            let latin1Secrets = secrets.compactMap { String(data: Data($0.utf8), encoding: .isoLatin1) }
+            let redacted = isForm(bytes, contentType: contentType) ? Redactor.redactForm(bytes) : bytes
+            return Redactor.scrub(redacted, secrets: latin1Secrets).data(using: .isoLatin1) ?? body
+        }
+        let redacted = isForm(text, contentType: contentType) ? Redactor.redactForm(text) : text
+        return Data(Redactor.scrub(redacted, secrets: secrets).utf8)
+    }
+
+    /// `data` (UTF-8) with the credential values replaced.
+    private static func scrubbed(_ data: Data, secrets: [String]) -> Data {
+        guard let text = String(validating: data, as: UTF8.self) else { return data }
         return Data(Redactor.scrub(text, secrets: secrets).utf8)
+    }
+
+    /// Whether `text` is form-encoded: by its type, or by its look, as the log records judge it.
+    private static func isForm(_ text: String, contentType: String) -> Bool {
+        contentType.contains("x-www-form-urlencoded") || (text.contains("=") && !text.contains(" "))
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {
@@ -141,7 +165,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// single quotes, or as `"$(printf '%b' '…')"` when it holds a control character.
     static func quoted(_ argument: String) -> String {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+%")
-        if !argument.isEmpty, argument.allSatisfy({ safe.contains($0) }) { return argument }
+        // Bare only when no shell reads it otherwise: zsh expands a word starting with `=`
+        // (`=ls` is the path of `ls`).
+        if !argument.isEmpty, argument.first != "=", argument.allSatisfy({ safe.contains($0) }) { return argument }
         if hasControlCharacters(argument) {
             return "\"$(printf '%b' '" + printfEscaped(Data(argument.utf8)) + "')\""
         }

@@ -127,8 +127,11 @@ public final class HARRecorder: NetworkLogger, Sendable {
     private static let pageID = "page_1"
 
     private static func entry(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> [String: Any] {
-        let milliseconds = max(0, (outcome.duration ?? 0) * 1000)
-        let started = request?.timestamp ?? outcome.timestamp.addingTimeInterval(-(outcome.duration ?? 0))
+        // A duration from a record made by hand may be anything: NaN or infinite, JSON has no
+        // such number and the whole file would fail to serialize (every entry lost).
+        let duration = finite(outcome.duration ?? 0)
+        let milliseconds = duration * 1000
+        let started = request?.timestamp ?? outcome.timestamp.addingTimeInterval(-duration)
         let requestHeaders = request?.headers ?? [:]
         var requestObject: [String: Any] = [
             "method": outcome.method, "url": outcome.url, "httpVersion": "HTTP/1.1", "cookies": [Any](),
@@ -194,10 +197,20 @@ public final class HARRecorder: NetworkLogger, Sendable {
         let wait = max(0, (firstByte - sendEnd) * 1000)
         let receive = max(0, (end - firstByte) * 1000)
         let phases = [dns, connect, send, wait, receive].filter { $0 >= 0 }.reduce(0, +)
-        return [
+        let timings = [
             "blocked": max(0, total - phases), "dns": dns, "connect": connect, "ssl": ssl, "send": send, "wait": wait,
             "receive": receive,
         ]
+        // Metrics made by hand may hold NaN or infinities: 0 rather than a file that cannot be
+        // written.
+        return timings.mapValues { $0.isFinite ? $0 : 0 }
+    }
+
+    /// `seconds` as a duration a HAR file can hold: 0 for NaN, negative or infinite values, at
+    /// most `Clamp.maxSeconds`.
+    static func finite(_ seconds: TimeInterval) -> TimeInterval {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return min(seconds, Clamp.maxSeconds)
     }
 
     /// HAR's `httpVersion` for an ALPN protocol name.

@@ -72,18 +72,21 @@ struct CurlCommandTests {
 
     @Test("Shapes: GET has no -X, HEAD is --head, an empty header is sent empty, a body without a type gets none")
     func shapes() throws {
-        #expect(CurlCommand(try Self.request("http://h.example/a")).arguments == ["--globoff", "http://h.example/a"])
+        #expect(
+            CurlCommand(try Self.request("http://h.example/a")).arguments == [
+                "--globoff", "--url", "http://h.example/a",
+            ])
         #expect(CurlCommand(try Self.request("http://h.example/a", method: "HEAD")).arguments.first == "--head")
         #expect(
             CurlCommand(try Self.request("http://h.example/a", method: "DELETE")).arguments
-                == ["-X", "DELETE", "--globoff", "http://h.example/a"])
+                == ["-X", "DELETE", "--globoff", "--url", "http://h.example/a"])
         var empty = try Self.request("http://h.example/a")
         empty.setValue("", forHTTPHeaderField: "X-Empty")
         #expect(CurlCommand(empty).arguments.contains("X-Empty;"))
         let untyped = CurlCommand(try Self.request("http://h.example/a", method: "PUT", body: Data("x=1".utf8)))
         #expect(
             untyped.arguments == [
-                "-X", "PUT", "-H", "Content-Type:", "--data-raw", "x=1", "--globoff", "http://h.example/a",
+                "-X", "PUT", "-H", "Content-Type:", "--data-raw", "x=1", "--globoff", "--url", "http://h.example/a",
             ])
         var streamed = try Self.request("http://h.example/a", method: "POST")
         streamed.httpBodyStream = InputStream(data: Data("abc".utf8))

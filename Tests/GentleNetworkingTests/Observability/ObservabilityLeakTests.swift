@@ -1,0 +1,131 @@
+import Foundation
+import GentleNetworkingTesting
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Leaks and breakages in what observers print, found by review. Each test failed before its fix.
+@Suite(
+    "Observers: no secret in a cURL command or a record, a command that runs as printed, a HAR file always written",
+    .serialized)
+struct ObservabilityLeakTests {
+    private static func post(_ url: String, body: Data, contentType: String? = nil) throws -> URLRequest {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.httpBody = body
+        if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+        return request
+    }
+
+    /// The records of `request` answered with `headers` and `body`, as text.
+    private static func logged(_ request: URLRequest, headers: [String: String] = [:], body: Data) throws -> String {
+        let logger = RecordingLogger()
+        let session = try #require(NetworkLogSession(logger: logger, request: request, alsoHeaders: []))
+        let url = try #require(request.url)
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers))
+        session.response(response, body: body)
+        return logger.records.map { record in
+            "\(record.description)|\(record.url)|\(record.headers.sorted { $0.key < $1.key })|\(record.bodyExcerpt ?? "")"
+        }.joined(separator: "\n")
+    }
+
+    @Test("cURL: a JSON body is redacted by its fields whatever its Content-Type says")
+    func jsonWithoutType() throws {
+        for type in [nil, "text/plain", "application/octet-stream"] {
+            let request = try Self.post(
+                "https://api.example.com/login", body: Data(#"{"user":"ada","password":"pw-SEKRIT-1"}"#.utf8),
+                contentType: type)
+            let text = CurlCommand(request).description
+            #expect(!text.contains("SEKRIT"), "\(text)")
+            #expect(text.contains("ada"))
+        }
+    }
+
+    @Test("cURL: a body too large to redact is left out when redacting, shown with .includeSecretsInPlainText")
+    func largeBody() throws {
+        let filler = String(repeating: "x", count: 70_000)
+        let request = try Self.post(
+            "https://api.example.com/upload", body: Data(#"{"password":"pw-SEKRIT-2","data":"\#(filler)"}"#.utf8),
+            contentType: "application/json")
+        let redacted = CurlCommand(request)
+        #expect(!redacted.description.contains("SEKRIT"))
+        #expect(redacted.note?.contains("too large to redact") == true)
+        #expect(CurlCommand(request, secrets: .includeSecretsInPlainText).description.contains("SEKRIT"))
+    }
+
+    @Test("cURL: a form body that is not UTF-8 is redacted byte for byte; its other bytes go out as they were")
+    func nonUTF8Form() throws {
+        let body = Data("user=Jos".utf8) + Data([0xE9]) + Data("&password=pw-SEKRIT-12&echo=tok-SEKRIT-12".utf8)
+        var request = try Self.post(
+            "https://api.example.com/form", body: body, contentType: "application/x-www-form-urlencoded")
+        request.setValue("Bearer tok-SEKRIT-12", forHTTPHeaderField: "Authorization")
+        let command = CurlCommand(request)
+        #expect(!command.description.contains("SEKRIT"), "\(command.description)")
+        let piped = try #require(command.standardInput)
+        #expect(piped.starts(with: Data("user=Jos".utf8) + Data([0xE9])))
+    }
+
+    @Test("cURL: the URL goes after --url, so a URL text starting with '-' is not an option")
+    func urlNotAnOption() throws {
+        let request = URLRequest(url: try #require(URL(string: "-o/tmp/gentle-pwned")))
+        let command = CurlCommand(request, secrets: .includeSecretsInPlainText)
+        let arguments = command.arguments
+        let index = try #require(arguments.firstIndex(of: "-o/tmp/gentle-pwned"))
+        #expect(index > 0 && arguments[index - 1] == "--url")
+    }
+
+    @Test("cURL: an argument starting with '=' is quoted (zsh expands =word), and reaches curl as it is")
+    func equalsQuoted() throws {
+        #expect(CurlCommand.quoted("=ls") == "'=ls'")
+        #expect(CurlCommand.quoted("a=b") == "a=b")
+        let request = try Self.post("http://127.0.0.1:9/x", body: Data("=ls".utf8), contentType: "text/plain")
+        #expect(CurlCommand(request).description.contains("--data-raw '=ls'"))
+    }
+
+    @Test("Records: the password of a URL's user info is scrubbed wherever the server echoes it")
+    func userInfoPassword() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://bob:pw-SEKRIT-4@api.example.com/x")))
+        let text = try Self.logged(
+            request, headers: ["X-Debug": "rejected pw-SEKRIT-4"],
+            body: Data(#"{"error":"bad password pw-SEKRIT-4"}"#.utf8))
+        #expect(!text.contains("SEKRIT"), "\(text)")
+    }
+
+    @Test("Records: a credential echoed percent-encoded (in a Location) or JSON-escaped is scrubbed")
+    func encodedEcho() throws {
+        var request = URLRequest(
+            url: try #require(URL(string: "https://api.example.com/v1/x?api_key=SEKRIT%2Fab%2Bcd%3D%3D")))
+        request.setValue("Bearer SEKRIT/zz+yy==", forHTTPHeaderField: "Authorization")
+        let text = try Self.logged(
+            request,
+            headers: [
+                "Location": "https://sso.example.com/cb?state=SEKRIT%2Fzz%2Byy%3D%3D",
+                "X-Echo": "SEKRIT%2Fab%2Bcd%3D%3D",
+            ],
+            body: Data(#"{"request":"/v1/x?api_key=SEKRIT%2Fab%2Bcd%3D%3D","token":"SEKRIT\/zz+yy=="}"#.utf8))
+        #expect(!text.contains("SEKRIT"), "\(text)")
+    }
+
+    @Test("HAR: a record with a duration that is not finite does not empty the file")
+    func nonFiniteDuration() throws {
+        let recorder = HARRecorder()
+        for (index, duration) in [0.25, .infinity, .nan, -1].enumerated() {
+            let id = UInt64(index + 1)
+            recorder.log(
+                NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/\(id)", requestID: id))
+            recorder.log(
+                NetworkLogRecord(
+                    event: .response, method: "GET", url: "https://h.example/\(id)", statusCode: 200,
+                    duration: duration,
+                    requestID: id))
+        }
+        let object = try JSONSerialization.jsonObject(with: recorder.harData()) as? [String: Any]
+        let log = try #require(object?["log"] as? [String: Any])
+        #expect((log["entries"] as? [Any])?.count == 4)
+    }
+}
