@@ -136,7 +136,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // A body stream can be read once: read into memory first (as every transport does, at
         // most `RequestBodyStream.maxBytes`), it is sent whole on the retry after a refresh too.
         // Replayed as a stream, the retry read a closed stream, and corelibs traps on that.
-        let request = try await RequestBodyStream.reading(request)
+        let request = request.httpBodyStream == nil ? request : try await RequestBodyStream.reading(request)
         // Read before sending: a refresh that ends after this and hands out the credential this
         // request carries again (a renewed session) settles its 401 by a retry.
         let epoch = shared.withLock { $0.state.finishedRefreshes }
