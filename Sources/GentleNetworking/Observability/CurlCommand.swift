@@ -85,7 +85,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             note = "the body (\(body.count) bytes) is not shown"
         } else if redact, body.count > Redactor.maxScannedBodyBytes {
             // Past what the redactor parses, its fields could not be redacted by name.
-            note = "the body (\(body.count) bytes) is not shown: too large to redact (secrets: .include shows it)"
+            note =
+                "the body (\(body.count) bytes) is not shown: too large to redact (.includeSecretsInPlainText shows it)"
         } else if !body.isEmpty {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
             let shown = Self.shownBody(body, contentType: contentType, redact: redact, secrets: secretValues)
@@ -137,10 +138,12 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             return scrubbed(data, secrets: secrets)
         }
         guard let text = String(validating: body, as: UTF8.self) else {
-            guard let bytes = String(data: body, encoding: .isoLatin1) else { return body }
+            // Never the body unredacted: a conversion that fails gives the placeholder instead.
+            guard let bytes = String(data: body, encoding: .isoLatin1) else { return Data(Redactor.placeholder.utf8) }
             let latin1Secrets = secrets.compactMap { String(data: Data($0.utf8), encoding: .isoLatin1) }
             let redacted = isForm(bytes, contentType: contentType) ? Redactor.redactForm(bytes) : bytes
-            return Redactor.scrub(redacted, secrets: latin1Secrets).data(using: .isoLatin1) ?? body
+            return Redactor.scrub(redacted, secrets: latin1Secrets).data(using: .isoLatin1)
+                ?? Data(Redactor.placeholder.utf8)
         }
         let redacted = isForm(text, contentType: contentType) ? Redactor.redactForm(text) : text
         return Data(Redactor.scrub(redacted, secrets: secrets).utf8)
