@@ -236,7 +236,9 @@ struct SessionManagerTests {
                 calls += 1
                 return calls
             }) == 1 {
-                _ = gate.wait(timeout: .now() + 30)
+                // Long: under ThreadSanitizer with the whole suite in parallel, the steps below
+                // have taken over 30 s (starved), and a gate that opened early failed the test.
+                _ = gate.wait(timeout: .now() + 180)
                 return .json(#"{"error":"expired"}"#, status: 401)
             }
             return request.bearerToken == "same" && alive.current
@@ -262,7 +264,8 @@ struct SessionManagerTests {
             server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(maxRefreshes: 10, window: 60))
 
         let held = Task { () throws -> User in try await manager.submit(SlowMe()) }
-        let sentBy = Date().addingTimeInterval(20)
+        // Alone this takes milliseconds; the suite under ThreadSanitizer once took over 20 s.
+        let sentBy = Date().addingTimeInterval(120)
         while server.requests(path: "/me/slow").isEmpty, Date() < sentBy {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
