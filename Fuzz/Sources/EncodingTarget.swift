@@ -77,15 +77,17 @@ enum EncodingTarget {
         if PercentEncoding.formComponent(text, spaceAsPlus: false) != query { violated("%20 form differs from query") }
         for (encoded, kept) in [
             (PercentEncoding.path(text), PercentEncoding.pathCharacters),
-            (PercentEncoding.invalidURLCharacters(text), PercentEncoding.urlCharacters),
+            (PercentEncoding.literalPath(text), PercentEncoding.pathCharacters),
         ] {
             if !onlyKept(encoded, kept) { violated("\(encoded.debugDescription) holds a character it may not") }
         }
         let path = PercentEncoding.path(text)
         if PercentEncoding.path(path) != path { violated("path encoding is not idempotent: \(path.debugDescription)") }
-        let urlText = PercentEncoding.invalidURLCharacters(text)
-        if PercentEncoding.invalidURLCharacters(urlText) != urlText {
-            violated("URL-text encoding is not idempotent: \(urlText.debugDescription)")
+        // A literal path keeps no escape of the input: it decodes to the input exactly (`%`,
+        // `?` and `#` included), as `appendingPathComponent` encodes a path.
+        let literal = PercentEncoding.literalPath(text)
+        if percentDecoded(literal) != Array(text.utf8) {
+            violated("\(literal.debugDescription) does not decode to the input")
         }
         if path.removingPercentEncoding != text.removingPercentEncoding, text.removingPercentEncoding != nil {
             violated("path encoding changed the decoded text of \(text.debugDescription)")

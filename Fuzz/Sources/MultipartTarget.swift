@@ -8,7 +8,8 @@ import Foundation
 /// Input: the first line is the boundary (`-` alone: the default random one); then parts
 /// separated by a `\u{0}` byte: `field:NAME\nVALUE` or `file:NAME\nFILENAME\nMIME\nCONTENT`.
 ///
-/// Asserts: no trap; `contentLength()` equals the size of `body(encoder:)`; a form whose
+/// Asserts: no trap; a part whose content holds `--` and the boundary makes `body(encoder:)` throw
+/// `boundaryInContent` naming it; otherwise `contentLength()` equals the size of `body(encoder:)`; a form whose
 /// boundary is valid (RFC 2046: 1–70 characters) and occurs in no part parses back into exactly
 /// its parts, in name order, each with one `Content-Disposition` line (plus `Content-Type` for a
 /// file) naming it, and its content byte for byte: no name or type can add a header or a part.
@@ -52,14 +53,25 @@ enum MultipartTarget {
         let form =
             boundaryLine == "-"
             ? MultipartForm(parts: elements) : MultipartForm(parts: elements, boundary: boundaryLine)
+        // A part whose content holds `--` and the boundary is refused, naming the first such part
+        // in name order (the order parts are written in).
+        let holding = parts.keys.sorted().first { name in
+            parts[name].map { contains($0.content, Array("--\(form.boundary)".utf8)) } ?? false
+        }
         let body: Data
         let length: Int64
         do {
             body = try form.body(encoder: nil)
             length = try form.contentLength()
+        } catch MultipartError.boundaryInContent(let part) {
+            if part != holding {
+                violated("boundaryInContent(\(part.debugDescription)), expected \(String(describing: holding))")
+            }
+            return
         } catch {
             violated("an in-memory form threw \(error)")
         }
+        if let holding { violated("part \(holding.debugDescription) holds the boundary, yet the body was built") }
         if Int64(body.count) != length { violated("contentLength \(length) for a body of \(body.count) bytes") }
         let boundary = form.boundary
         guard (1...70).contains(boundary.utf8.count), !boundary.hasSuffix(" "),

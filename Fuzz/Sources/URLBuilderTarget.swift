@@ -1,5 +1,6 @@
 import Foundation
 
+@testable import GentleNetworking
 @testable import YNetwork
 
 /// The Y-Network URL builder: how a `NetworkRequest`'s base path, path and query parameters
@@ -109,17 +110,28 @@ enum URLBuilderTarget {
     }
 
     static func checkQuery(of url: URL, values: [(String, Value)], isForm: Bool) {
-        var expected: [String] = []
-        for (key, value) in values.sorted(by: { $0.0 < $1.0 }) {
-            switch value {
-            case .text(let text): expected.append(key + "=" + text)
-            // A bare empty name is an empty pair, which the builder leaves out.
-            case .flag(true): if !key.isEmpty { expected.append(key) }
-            case .flag(false): break
-            case .number(let number): expected.append(key + "=\(number)")
-            case .list(let list): expected += list.map { key + "=" + $0 }
+        // Y-Network's order: each field's encoded text (`name=value`, a bare `name`, or a list's
+        // pairs in their order), sorted as text; compared here in decoded form.
+        func encoded(_ text: String) -> String { PercentEncoding.formComponent(text, spaceAsPlus: isForm) }
+        var groups: [(sortKey: String, pairs: [String])] = []
+        for (key, value) in values {
+            var decodedPairs: [String] = []
+            var encodedPairs: [String] = []
+            func add(_ text: String?) {
+                decodedPairs.append(text.map { key + "=" + $0 } ?? key)
+                encodedPairs.append(text.map { encoded(key) + "=" + encoded($0) } ?? encoded(key))
             }
+            switch value {
+            case .text(let text): add(text)
+            // A bare empty name is an empty pair, which the builder leaves out.
+            case .flag(true): if !key.isEmpty { add(nil) }
+            case .flag(false): break
+            case .number(let number): add("\(number)")
+            case .list(let list): list.forEach { add($0) }
+            }
+            if !decodedPairs.isEmpty { groups.append((encodedPairs.joined(separator: "&"), decodedPairs)) }
         }
+        let expected = groups.sorted { $0.sortKey < $1.sortKey }.flatMap(\.pairs)
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
         let pairs = query.isEmpty ? [] : query.split(separator: "&", omittingEmptySubsequences: false)
         let decoded = pairs.map { pair -> String in
