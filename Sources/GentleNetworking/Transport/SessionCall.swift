@@ -276,7 +276,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        if let error = check(http) {
+        // A redirect that was not followed (a loop, too many hops) fails the call here, before a
+        // stream's caller gets the 3xx as its response (CurlTransport throws before it returns).
+        if let error = state.withLock({ $0.redirectFailure }) ?? check(http) {
             fail(error, fromDelegate: true)
             completionHandler(.cancel)
             return
@@ -408,56 +410,63 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         touch()
-        let next = state.withLock { state -> URLRequest? in
+        let hop = state.withLock { state -> (next: URLRequest, previous: URLRequest)? in
             guard state.tracker.maxRedirects > 0 else { return nil }
-            // Not http(s), as the server wrote it or as corelibs resolved it: the 3xx is the
-            // response, as on CurlTransport.
-            guard RedirectTracker.httpTarget(of: response, for: task.originalRequest) != nil,
-                let url = newRequest.url, (try? RequestValidator.validateURL(url)) != nil
+            // The request of the hop that ended with this 3xx (not the original one: after a 302
+            // turned a POST into a GET, a later 307 keeps the GET).
+            let previous = state.currentRequest ?? request
+            // The next request by the rule CurlTransport follows: the `Location` resolved as RFC
+            // 3986 says against the response's URL (corelibs resolves `next` and `?p=2` against
+            // the root, and keeps the user info on a `//other-host` reference), the method and
+            // body rules of RFC 9110, and no credential to another origin. `nil` for a
+            // `Location` that is not http(s): the 3xx is the response, as on CurlTransport.
+            guard var next = state.tracker.nextRequest(after: response, for: previous),
+                let url = next.url, (try? RequestValidator.validateURL(url)) != nil
             else {
                 return nil
             }
             do throws(TransportError) {
-                try state.tracker.follow(to: newRequest.url)
+                try state.tracker.follow(to: url)
             } catch {
                 state.redirectFailure = error
                 return nil
             }
-            #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+            #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+                // The system resolves the `Location` and keeps a 307's body itself.
+                next = state.tracker.strippingCredentials(newRequest, for: newRequest.url)
+            #else
                 // corelibs sends a hop that keeps the method (307, 308, a PUT on 301) with an
                 // empty body, whatever request is returned here: the 3xx ends this call, and the
-                // transport sends the next request, made by the rule CurlTransport follows.
-                let previous = state.currentRequest ?? request
-                if let next = state.tracker.nextRequest(after: response, for: previous),
-                    next.url == newRequest.url, next.httpBody.map({ !$0.isEmpty }) == true
-                {
+                // transport sends the next request with a call of its own.
+                if next.httpBody.map({ !$0.isEmpty }) == true {
                     state.bodyRedirect = next
                     return nil
                 }
             #endif
-            return state.tracker.strippingCredentials(newRequest, for: newRequest.url)
+            state.currentRequest = next
+            return (next, previous)
         }
-        if let recorder, let next {
-            noteHop(response, to: next, recorder: recorder)
+        if let recorder, let hop {
+            noteHop(response, from: hop.previous, to: hop.next, recorder: recorder)
         }
-        completionHandler(next)
+        completionHandler(hop?.next)
     }
 
     // MARK: Metrics
 
     /// A followed redirect: the hop that ended with `response` (measured, on Linux), then the
     /// step. On Apple platforms the system's metrics give the hops when the task completes.
-    private func noteHop(_ response: HTTPURLResponse, to next: URLRequest, recorder: ExchangeRecorder) {
-        let (hop, tracker, previous) = state.withLock { state -> (TransactionMetrics, RedirectTracker, URLRequest) in
-            var hop = measured(state, statusCode: response.statusCode, url: response.url ?? request.url)
+    private func noteHop(
+        _ response: HTTPURLResponse, from previous: URLRequest, to next: URLRequest, recorder: ExchangeRecorder
+    ) {
+        let (hop, tracker) = state.withLock { state -> (TransactionMetrics, RedirectTracker) in
+            var hop = measured(state, statusCode: response.statusCode, url: response.url ?? request.url, sent: previous)
             hop.responseStart = nil  // corelibs reports no head for a redirect it follows
             state.hopStart = DispatchTime.now().uptimeNanoseconds
             state.hopFetchStart = Date()
             state.responseStart = nil
             state.receivedBytes = 0
-            let previous = state.currentRequest ?? request
-            state.currentRequest = next
-            return (hop, state.tracker, previous)
+            return (hop, state.tracker)
         }
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
             recorder.add(hop)
@@ -465,13 +474,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         tracker.noteHop(status: response.statusCode, from: previous, to: next, recorder: recorder)
     }
 
-    /// The figures this call measured for the current hop, ending now.
-    private func measured(_ state: State, statusCode: Int?, url: URL?) -> TransactionMetrics {
+    /// The figures this call measured for the current hop, ending now; `sent` is the hop's
+    /// request when it is no longer the current one (a redirect already recorded).
+    private func measured(_ state: State, statusCode: Int?, url: URL?, sent: URLRequest? = nil) -> TransactionMetrics {
         let now = DispatchTime.now().uptimeNanoseconds
         func offset(_ time: UInt64?) -> TimeInterval? {
             time.map { TimeInterval($0 &- state.hopStart) / 1_000_000_000 }
         }
-        let current = state.currentRequest ?? request
+        let current = sent ?? state.currentRequest ?? request
         let body = current.httpBody.map { Int64($0.count) }
         return TransactionMetrics(
             method: (current.httpMethod ?? "GET").uppercased(), url: Redactor.url(url), statusCode: statusCode,

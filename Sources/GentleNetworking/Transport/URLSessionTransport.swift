@@ -168,7 +168,13 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         let idle =
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)
             ?? 60
-        sent.timeoutInterval = idle
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            sent.timeoutInterval = idle
+        #else
+            // corelibs keeps whole seconds of it (0.5 s would be a 1 ms timer, 1.9 s one second):
+            // it gets a second more than the idle timeout, which the call's watchdog enforces.
+            sent.timeoutInterval = idle.rounded(.up) + 1
+        #endif
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
         let total = deadlines.compactMap { $0 }.min()
         let start = DispatchTime.now().uptimeNanoseconds

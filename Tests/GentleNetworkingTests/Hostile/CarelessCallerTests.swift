@@ -299,6 +299,36 @@ struct CarelessCallerTests {
         #expect(server.requests(path: "/t").count == values.count * 2)
     }
 
+    @Test(
+        "A timeout under a second is that long: a 0.2 s wait for the head fits in 0.9 s (corelibs made it 1 ms)",
+        arguments: TransportKind.all)
+    func subSecondTimeout(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/slow") { _ in .text("late").with { $0.delayBeforeHeaders = 0.2 } }
+        server.route("GET", "/slower") { _ in .text("too late").with { $0.delayBeforeHeaders = 3 } }
+        let transport = try kind.make()
+        var request = URLRequest(url: server.url("/slow"))
+        request.timeoutInterval = 0.9
+        let (body, response) = try await transport.data(for: request)
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self) == "late")
+
+        // And it is still enforced: 0.5 s of silence fails after about 0.5 s, not 2 (URLSessionTransport).
+        var silent = URLRequest(url: server.url("/slower"))
+        silent.timeoutInterval = 0.5
+        let started = Date()
+        do {
+            _ = try await transport.data(for: silent)
+            Issue.record("no timeout")
+        } catch let error as TransportError {
+            #expect(error.code == .timedOut)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        // libcurl checks its low-speed window in whole seconds: a 0.5 s idle timeout is 1-2 s there.
+        #expect(elapsed >= 0.45 && elapsed < (kind == .curl ? 3 : 1.5), "\(elapsed) s")
+    }
+
     @Test("Transport settings take any Double without trapping")
     func anyDoubleInSettings() throws {
         for value in [Double.infinity, .nan, -1, .greatestFiniteMagnitude] {

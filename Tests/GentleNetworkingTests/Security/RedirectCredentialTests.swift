@@ -178,4 +178,26 @@ struct RedirectCredentialTests {
             #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
         }
     #endif
+
+    @Test(
+        "A password in the URL is not sent to the host a `//other-host` Location names",
+        arguments: TransportKind.all)
+    func userInfoToAnotherHost(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/r") { _ in .redirect(to: "//localhost:\(server.port)/x") }
+        server.route("GET", "/x") { _ in .text("landed") }
+        let transport = try kind.make()
+        let url = try #require(URL(string: "http://user:url-secret@127.0.0.1:\(server.port)/r"))
+
+        let (body, response) = try await transport.data(for: URLRequest(url: url))
+
+        #expect(String(decoding: body, as: UTF8.self) == "landed")
+        #expect(response.url?.host == "localhost")
+        let first = try #require(server.requests(path: "/r").first)
+        #expect(first.header("Authorization")?.hasPrefix("Basic ") == true, "the first origin got the URL's password")
+        let landed = try #require(server.requests(path: "/x").first)
+        #expect(landed.header("Host")?.hasPrefix("localhost") == true)
+        #expect(landed.header("Authorization") == nil, "\(Self.everything([landed]))")
+    }
 }

@@ -38,4 +38,75 @@ struct RedirectBodyTests {
             }
         }
     }
+
+    @Test(
+        "After a 302 turned a POST into a GET, a later 307 to another host keeps the GET: the body is not sent again",
+        arguments: TransportKind.all)
+    func chainedRedirectKeepsTheHopsMethod(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/login") { _ in .redirect(to: "/b", status: 302) }
+        server.route(nil, "/b") { _ in .redirect(to: "http://localhost:\(server.port)/c", status: 307) }
+        server.route(nil, "/c") { request in .text("\(request.method) \(request.body.count)") }
+        let transport = try kind.make()
+        var request = URLRequest(url: server.url("/login"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("password=hunter2".utf8)
+
+        let (answer, response) = try await transport.data(for: request)
+
+        #expect(String(decoding: answer, as: UTF8.self) == "GET 0")
+        #expect(response.url?.path == "/c")
+        let landed = server.requests(path: "/c")
+        #expect(landed.map(\.method) == ["GET"])
+        #expect(landed.allSatisfy { $0.body.isEmpty })
+        #expect(server.requests(path: "/b").map(\.method) == ["GET"])
+    }
+
+    @Test(
+        "A relative Location (`next`, `?p=2`) is resolved against the redirecting URL (RFC 3986), body kept on 307",
+        arguments: TransportKind.all)
+    func relativeLocation(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/dir/a") { request in
+            request.rawQuery == nil ? .redirect(to: "next", status: 307) : .text("a \(request.rawQuery ?? "")")
+        }
+        server.route(nil, "/dir/next") { request in .text("\(request.method) \(request.body.count)") }
+        server.route(nil, "/dir/q") { request in
+            request.rawQuery == nil ? .redirect(to: "?p=2", status: 302) : .text("q \(request.rawQuery ?? "")")
+        }
+        let transport = try kind.make()
+        var post = URLRequest(url: server.url("/dir/a"))
+        post.httpMethod = "POST"
+        post.httpBody = Data(repeating: 0x62, count: 4_096)
+
+        let (answer, response) = try await transport.data(for: post)
+        #expect(String(decoding: answer, as: UTF8.self) == "POST 4096")
+        #expect(response.url?.path == "/dir/next")
+        #expect(server.requests(path: "/next").isEmpty)
+
+        let (queried, queriedResponse) = try await transport.data(for: URLRequest(url: server.url("/dir/q")))
+        #expect(String(decoding: queried, as: UTF8.self) == "q p=2")
+        #expect(queriedResponse.url?.path == "/dir/q")
+        #expect(server.requests(path: "/").isEmpty)
+    }
+
+    @Test(
+        "A redirect loop makes stream(for:) itself throw .tooManyRedirects, not return the 3xx",
+        arguments: TransportKind.all)
+    func streamRedirectLoop(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/a") { _ in .redirect(to: "/b") }
+        server.route(nil, "/b") { _ in .redirect(to: "/a") }
+        let transport = try kind.make()
+        do {
+            let (_, response) = try await transport.stream(for: URLRequest(url: server.url("/a")))
+            Issue.record("stream(for:) returned \(response.statusCode) for a redirect loop")
+        } catch let error as TransportError {
+            #expect(error.code == .tooManyRedirects)
+        }
+        #expect(server.receivedRequests.count <= 3)
+    }
 }
