@@ -133,7 +133,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             "received http/0.9", "unsupported response code", "weird server reply", "unsupported http version",
             "invalid status line", "chunked-encoded data", "hexadecimal", "content-length",
             "unrecognized content encoding",
-            "error while processing content unencoding", "invalid http header", "header without colon")
+            "error while processing content unencoding", "invalid http header", "header without colon",
+            // corelibs' header callback refused a line it could not parse (such as one of spaces).
+            "failed writing header")
         {
             return .badResponse
         }

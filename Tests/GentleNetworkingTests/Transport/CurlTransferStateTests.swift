@@ -75,9 +75,9 @@ struct CurlTransferStateTests {
             fields.map(\.1).prefix(5) == ["http://h:8/a?b=c", "", "padded", "a=1", "b=2"])
         #expect(fields[5].1 == "\u{FFFD}\u{0}A")
         #expect(fields[6].1 == String(repeating: "v", count: 600))
-        // A new status line starts a new head with no fields.
-        _ = Array("HTTP/1.1 200 OK\r\n".utf8).withUnsafeBytes { state.headerLine($0) }
-        #expect(state.head.headers.isEmpty && state.head.fieldCount == 0)
+        // After the final head, a status line is a trailer: the head keeps its status and fields.
+        _ = Array("HTTP/1.1 302 Found\r\n".utf8).withUnsafeBytes { state.headerLine($0) }
+        #expect(state.head.statusCode == 200 && state.head.fieldCount == 7)
     }
 
     @Test("1xx interim heads are replaced by the final one")

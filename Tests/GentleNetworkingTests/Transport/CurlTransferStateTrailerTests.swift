@@ -49,15 +49,38 @@ struct CurlTransferStateTrailerTests {
         #expect(state.failure?.code == .responseTooLarge)
     }
 
-    @Test("A new status line after a final head still starts a new head (a proxy's CONNECT answer)")
-    func statusLineAfterHeadStartsANewHead() throws {
+    @Test("A trailer written as a status line does not replace the final head (nor does its Location)")
+    func statusLineAfterFinalHeadIsATrailer() throws {
+        // A proxy's CONNECT answer never reaches the state: CURLOPT_SUPPRESS_CONNECT_HEADERS.
         var state = makeState()
-        #expect(!feed(&state, ["HTTP/1.1 200 Connection established", "", "HTTP/1.1 201 Created", "X-A: b", ""]).abort)
+        #expect(!feed(&state, ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", ""]).abort)
+        #expect(state.bodyBytes(5).0 == .accept)
+        #expect(!feed(&state, ["HTTP/1.1 302 Found:", "Location: http://elsewhere/", ""]).abort)
+        guard case .head(let head) = state.finished(libcurlFailure: nil).resumeCaller else {
+            Issue.record("expected the head")
+            return
+        }
+        #expect(head.statusCode == 200)
+        #expect(head.headers.map(\.0) == ["Transfer-Encoding"])
+    }
+
+    @Test("A status line after a 1xx interim head starts the final head")
+    func statusLineAfterInterimHead() throws {
+        var state = makeState()
+        #expect(!feed(&state, ["HTTP/1.1 100 Continue", "", "HTTP/1.1 201 Created", "X-A: b", ""]).abort)
         guard case .head(let head) = state.finished(libcurlFailure: nil).resumeCaller else {
             Issue.record("expected the head")
             return
         }
         #expect(head.statusCode == 201)
         #expect(head.headers.map(\.0) == ["X-A"])
+    }
+
+    @Test("A line of only spaces does not end the head: Transfer-Encoding after it still meets Content-Length")
+    func whitespaceLineDoesNotEndTheHead() {
+        var state = makeState()
+        let actions = feed(&state, ["HTTP/1.1 200 OK", "Content-Length: 2", " ", "Transfer-Encoding: chunked", ""])
+        #expect(actions.abort)
+        #expect(state.failure?.code == .badResponse)
     }
 }

@@ -225,6 +225,9 @@
             try check(gn_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
             try check(gn_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "ERRORBUFFER")
             try check(gn_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
+            // Through an HTTPS proxy, the proxy's `200 Connection established` is not the
+            // server's response: only the server's head reaches the header callback.
+            try check(gn_easy_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1), "SUPPRESS_CONNECT_HEADERS")
             // Only HTTP(S), whatever the URL or a redirect says (redirects are followed by us,
             // and checked again, but libcurl is restricted too).
             try check(gn_easy_restrict_to_http(handle), "PROTOCOLS")

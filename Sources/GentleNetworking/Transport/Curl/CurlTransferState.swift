@@ -180,13 +180,21 @@ struct CurlTransferState: Sendable {
                     message: "The response headers exceed the limit of \(limits.maxHeaderBytes) bytes."))
         }
         var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x20 { end -= 1 }
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
         if end == 0 {
             return endOfHead()
         }
+        // A line of only spaces or tabs is not the blank line that ends the head (libcurl reads
+        // on, as for a folded line): it is skipped, and the fields after it still count.
+        while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        if end == 0 {
+            return Actions()
+        }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-        if Self.isStatusLine(line) {
-            // A new status line starts a new head (after 1xx interim responses).
+        // A new status line starts a new head, after 1xx interim responses only: after a final
+        // head, libcurl passes a chunked body's trailers here, and a trailer written as a status
+        // line (`HTTP/1.1 302 Found:`) must not replace the response.
+        if !headComplete, Self.isStatusLine(line) {
             head = CurlResponseHead()
             headerCount = 0
             contentLength = nil
