@@ -102,7 +102,19 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             state.configuration = configuration
             state.sessionManager = sessionManager
         }
-        refresh.withLock { $0 = SessionRefreshState(policy: configuration.sessionRefreshPolicy) }
+        // A refresh in flight belongs to the old session: it is cancelled, and every request
+        // waiting for it fails as after a failed refresh (none waits forever). Refresh numbers go
+        // on from the old state's, so the old refresh, ending late, cannot end a new one.
+        let (waiters, task) = refresh.withLock {
+            state -> ([CheckedContinuation<Bool, any Error>], Task<Void, Never>?) in
+            let old = state
+            state = SessionRefreshState(policy: configuration.sessionRefreshPolicy)
+            state.refreshNumber = old.refreshNumber
+            state.nextWaiterID = old.nextWaiterID
+            return (old.waiters.values.flatMap(\.values), old.refreshTask)
+        }
+        task?.cancel()
+        for waiter in waiters { waiter.resume(returning: false) }
         configuration.networkEngine.configure(with: configuration.engineConfiguration)
     }
 
@@ -380,8 +392,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             } catch {
                 return
             }
-            guard let self, self.finishRefresh(number: number, from: sent, renewed: nil) else { return }
-            self.refresh.withLock { $0.refreshTask }?.cancel()
+            // The refresh's task is taken out of the state as the refresh ends, and cancelled.
+            self?.finishRefresh(number: number, from: sent, renewed: nil)?.cancel()
         }
         let refreshing = Task { [weak self] in
             guard let self else { return }
@@ -402,13 +414,16 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     }
 
     /// Ends refresh `number` and wakes its waiters: it succeeded when `renewed` (the fingerprint
-    /// of the credentials it produced) is not `nil`. `false` when it had already ended (it timed
-    /// out, or finished before its timeout).
+    /// of the credentials it produced) is not `nil`. Returns the refresh's task when this call
+    /// ended it (for the timer to cancel); `nil` when it had already ended (it timed out, it
+    /// finished before its timeout, or the manager was configured again), or when its task is
+    /// not stored yet (``startRefresh`` then cancels it itself).
     @discardableResult
-    private func finishRefresh(number: Int, from sent: String, renewed: String?) -> Bool {
+    private func finishRefresh(number: Int, from sent: String, renewed: String?) -> Task<Void, Never>? {
         let succeeded = renewed != nil
-        let waiters = refresh.withLock { state -> [CheckedContinuation<Bool, any Error>]? in
+        let ended = refresh.withLock { state -> ([CheckedContinuation<Bool, any Error>], Task<Void, Never>?)? in
             guard state.activeRefresh == number else { return nil }
+            let task = state.refreshTask
             state.activeRefresh = nil
             state.refreshTask = nil
             if let renewed {
@@ -428,11 +443,11 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             }
             state.outcomes[number] = succeeded
             state.outcomes = state.outcomes.filter { $0.key > number - 8 }
-            return state.waiters.removeValue(forKey: number).map { Array($0.values) } ?? []
+            return (state.waiters.removeValue(forKey: number).map { Array($0.values) } ?? [], task)
         }
-        guard let waiters else { return false }
+        guard let (waiters, task) = ended else { return nil }
         for waiter in waiters { waiter.resume(returning: succeeded) }
-        return true
+        return task
     }
 
     /// Waits for refresh `number` to end; cancelling the caller stops its wait at once.

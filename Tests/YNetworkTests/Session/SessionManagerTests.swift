@@ -389,4 +389,80 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me").count == 5)
         #expect(server.requests(path: "/me").allSatisfy { $0.bearerToken == "expired" })
     }
+
+    @Test("A refresh that times out is cancelled: its task sees the cancellation, not only its waiters the failure")
+    func timedOutRefreshIsCancelled() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let session = HangingSession()
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 0.3))
+        do {
+            let _: User = try await manager.submit(Me())
+            Issue.record("expected unauthenticated")
+        } catch {
+            #expect(error as? YNetwork.NetworkError == .unauthenticated)
+        }
+        // The refresh sleeps 300 s unless cancelled; cancelled, it records it at once.
+        let deadline = Date().addingTimeInterval(60)
+        while session.cancelled.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(session.cancelled.values == [true])
+    }
+
+    @Test("configure(with:) during a refresh fails its waiting requests at once (none waits forever) and cancels it")
+    func reconfigureDuringRefresh() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let session = HangingSession()
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 600))
+        let outcomes = Recorder<Bool>()
+        for _ in 0..<3 {
+            Task {
+                do {
+                    let _: User = try await manager.submit(Me())
+                    outcomes.append(false)
+                } catch {
+                    outcomes.append(error as? YNetwork.NetworkError == .unauthenticated)
+                }
+            }
+        }
+        // Wait until the refresh runs and all three got their 401.
+        let deadline = Date().addingTimeInterval(60)
+        while session.started.values.isEmpty || server.requests(path: "/me").count < 3, Date() < deadline {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let reconfigured = Date()
+        manager.configure(
+            with: NetworkManagerConfiguration(
+                basePath: server.baseURL.absoluteString, networkEngine: URLNetworkEngine()),
+            sessionManager: nil)
+        // Bounded, so that a regression fails here rather than hanging the run.
+        while outcomes.values.count < 3, Date().timeIntervalSince(reconfigured) < 60 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(
+            outcomes.values == [true, true, true], "waiters still waiting after 60 s: \(3 - outcomes.values.count)")
+        while session.cancelled.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        #expect(session.cancelled.values == [true])
+        #expect(session.started.values.count == 1)
+    }
+}
+
+/// A session whose refresh hangs (300 s) unless cancelled, and records whether it was.
+private final class HangingSession: SessionManager, Sendable {
+    let started = Recorder<Int>()
+    let cancelled = Recorder<Bool>()
+
+    func apply(_ request: inout URLRequest) {
+        request.setValue("Bearer expired", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        started.append(1)
+        try? await Task.sleep(nanoseconds: 300_000_000_000)
+        cancelled.append(Task.isCancelled)
+        return false
+    }
 }
