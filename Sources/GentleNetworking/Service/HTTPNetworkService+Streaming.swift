@@ -52,7 +52,7 @@ extension HTTPNetworkService {
             }
             body.cancel()
             log?.response(response, body: data, metrics: recorder?.snapshot())
-            if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
+            await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request)
             throw statusError(response, data: data, request: request)
         }
         // The head is logged; the body is the caller's to read, so it is not.

@@ -37,7 +37,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// - Parameters:
     ///   - transport: The platform's default transport (see ``DefaultTransport``) by default.
     ///   - authService: ``SystemKeyChainAuthService`` by default.
-    ///   - invalidationHandler: Awaited on every 401 before the call throws (see
+    ///   - invalidationHandler: Awaited on every 401 from the request's origin before the call throws (see
     ///     ``TokenInvalidationHandler``); `nil` by default.
     ///   - jsonDecoder: When `nil` (the default), a `JSONDecoder` whose dates are ISO 8601 with or
     ///     without fractional seconds (``DateDecodingStrategies/iso8601FractionalAndNonFractionalSeconds``),
@@ -197,7 +197,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             throw error
         }
         guard (200..<300).contains(response.statusCode) else {
-            if response.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
+            await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request)
             throw statusError(response, data: data, request: request).attaching(collectMetrics ? metrics : nil)
         }
         return (data, response, request, metrics)
@@ -209,6 +209,14 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         if let error = error as? NetworkError, error.kind == .httpStatusError(.unauthorized) {
             await invalidationHandler?.handleInvalidToken()
         }
+    }
+
+    /// Tells ``invalidationHandler`` about a 401 response from the request's own origin. A 401
+    /// from another origin (a redirect there, which carried no credential) says nothing about
+    /// the token: signing the user out for it would let any host behind a redirect do so.
+    func notifyIfUnauthorized(status: Int, from url: URL?, for request: URLRequest) async {
+        guard status == 401, url == nil || Origin.isSameOrigin(request.url, url) else { return }
+        await invalidationHandler?.handleInvalidToken()
     }
 
     /// The credential values `request` carries, with the auth service's own header: scrubbed
@@ -277,7 +285,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             throw error
         }
         guard (200..<300).contains(deferred.statusCode) else {
-            if deferred.statusCode == 401 { await invalidationHandler?.handleInvalidToken() }
+            await notifyIfUnauthorized(status: deferred.statusCode, from: deferred.url, for: request)
             throw statusError(try fullResponse(deferred, request), data: data, request: request)
         }
         return (data, deferred, request)

@@ -56,6 +56,52 @@ struct SeedServiceAPITests {
         }
     }
 
+    @Test(
+        "A 401 from another origin (after a redirect there) calls no invalidation handler: request, requestVoid, stream",
+        arguments: TransportKind.all)
+    func foreign401DoesNotInvalidate(kind: TransportKind) async throws {
+        let api = try LoopbackServer()
+        defer { api.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        let elsewhere = other.url("/x").absoluteString
+        api.route("GET", "/go") { _ in .redirect(to: elsewhere) }
+        api.route("GET", "/own") { _ in .text("expired", status: 401) }
+        other.route("GET", "/x") { _ in .text("who are you", status: 401) }
+        let handler = InvalidationRecorder(server: api)
+        let environment = DefaultAPIEnvironment(baseURL: api.baseURL)
+        for logger in [NoOpNetworkLogger() as any NetworkLogger, RecordingLogger()] {
+            let service = try service(kind, handler, logger: logger)
+            let endpoint = Endpoint(path: "/go", method: .get, requiresAuth: true)
+            await expectUnauthorized {
+                let _: Model = try await service.request(to: endpoint, via: environment)
+            }
+            await expectUnauthorized { try await service.requestVoid(to: endpoint, via: environment) }
+            await expectUnauthorized { _ = try await service.stream(to: endpoint, via: environment) }
+        }
+        #expect(other.requests(path: "/x").count == 6)
+        #expect(other.requests(path: "/x").allSatisfy { $0.header("Authorization") == nil })
+        #expect(handler.requestsSeenAtEachCall.isEmpty, "\(handler.requestsSeenAtEachCall)")
+        // The API's own 401 still does.
+        await expectUnauthorized {
+            try await service(kind, handler).requestVoid(
+                to: Endpoint(path: "/own", method: .get, requiresAuth: true), via: environment)
+        }
+        #expect(handler.requestsSeenAtEachCall.count == 1)
+    }
+
+    private func expectUnauthorized(
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async {
+        do {
+            try await body()
+            Issue.record("no error", sourceLocation: sourceLocation)
+        } catch NetworkError.httpStatusError(.unauthorized) {
+        } catch {
+            Issue.record("\(error)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test("No call for other statuses, for success, or for a transport failure")
     func noInvalidationOtherwise() async throws {
         for kind in TransportKind.all {
