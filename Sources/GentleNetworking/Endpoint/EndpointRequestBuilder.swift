@@ -95,10 +95,10 @@ public struct EndpointRequestBuilder: Sendable {
             )
         }
         guard let scanned else {
-            throw NetworkError(.invalidURL, message: "The base URL \(base) is not an absolute URL.")
+            throw NetworkError(.invalidURL, message: "The base URL \(Redactor.url(base)) is not an absolute URL.")
         }
         guard scanned.hasHost else {
-            throw NetworkError(.invalidURL, message: "The base URL \(base) has no host.")
+            throw NetworkError(.invalidURL, message: "The base URL \(Redactor.url(base)) has no host.")
         }
         var text = scanned.prefix
         text += joinPaths(scanned.basePath, percentEncodePath(path))
@@ -107,7 +107,7 @@ public struct EndpointRequestBuilder: Sendable {
         if let query, !query.isEmpty { queryParts.append(query.map(Self.encode).joined(separator: "&")) }
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
         guard let url = URL(string: text) else {
-            throw NetworkError(.invalidURL, message: "Could not form a URL from \(base) and \(path).")
+            throw NetworkError(.invalidURL, message: "Could not form a URL from \(Redactor.url(base)) and \(path).")
         }
         return url
     }

@@ -36,10 +36,28 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
         let failure = unscrubbed(error, modelType: modelType, statusCode: statusCode, body: body, secrets: secrets)
         return DecodingFailure(
             modelType: failure.modelType,
-            codingPath: PrintableText.escaping(Redactor.scrub(failure.codingPath, secrets: secrets)),
-            reason: PrintableText.escaping(Redactor.scrub(failure.reason, secrets: secrets)),
+            codingPath: PrintableText.escaping(Redactor.scrub(capped(failure.codingPath), secrets: secrets)),
+            reason: PrintableText.escaping(Redactor.scrub(capped(failure.reason), secrets: secrets)),
             statusCode: failure.statusCode,
             bodyExcerpt: failure.bodyExcerpt)
+    }
+
+    /// The longest reason or coding path kept, in bytes: a decoder quotes the server's values
+    /// (an invalid enum raw value of 50 MB made a 50 MB error message).
+    static let maxTextBytes = 512
+
+    /// `text` cut to ``maxTextBytes`` at a character boundary, with `…` when cut.
+    static func capped(_ text: String) -> String {
+        guard text.utf8.count > maxTextBytes else { return text }
+        var kept = text.startIndex
+        var count = 0
+        for index in text.indices {
+            let width = text[index].utf8.count
+            if count + width > maxTextBytes { break }
+            count += width
+            kept = text.index(after: index)
+        }
+        return String(text[..<kept]) + "…"
     }
 
     private static func unscrubbed(
@@ -71,9 +89,25 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
                 modelType: modelType, codingPath: "", reason: String(describing: decodingError),
                 statusCode: statusCode, bodyExcerpt: excerpt)
         }
+        // Under a field whose name looks secret (`session_token`, `password`), the decoder's
+        // text may quote the value, which the excerpt redacts: only the kind of failure is kept.
+        let secretField = context.codingPath.contains { $0.intValue == nil && Redactor.isSensitiveName($0.stringValue) }
         return DecodingFailure(
-            modelType: modelType, codingPath: Self.render(context.codingPath), reason: reason,
+            modelType: modelType, codingPath: Self.render(context.codingPath),
+            reason: secretField
+                ? Self.kind(of: decodingError) + " (the decoder's text is withheld: a secret field)" : reason,
             statusCode: statusCode, bodyExcerpt: excerpt)
+    }
+
+    /// The kind of a `DecodingError`, without the decoder's text.
+    private static func kind(of error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, _): return "type mismatch, expected \(type)"
+        case .valueNotFound(let type, _): return "missing value of type \(type)"
+        case .keyNotFound(let key, _): return "missing key \"\(key.stringValue)\""
+        case .dataCorrupted: return "data corrupted"
+        @unknown default: return "decoding error"
+        }
     }
 
     static func render(_ path: [any CodingKey]) -> String {

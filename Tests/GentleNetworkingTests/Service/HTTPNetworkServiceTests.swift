@@ -143,6 +143,49 @@ struct HTTPNetworkServiceTests {
         }
     }
 
+    @Test("A decoding failure's text is bounded, and withholds the decoder's quote of a value under a secret name")
+    func decodingTextBoundedAndRedacted() async throws {
+        enum Role: String, Decodable { case admin }
+        struct Huge: Decodable { let role: Role }
+        struct Secretive: Decodable { let session_token: Role }
+        let huge = #"{"role":""# + String(repeating: "x", count: 1 << 20) + #""}"#
+        do {
+            let _: Huge = try await service(CannedResponseTransport(string: huge, statusCode: 200)).request(
+                to: Endpoint(path: "/m", method: .get), via: environment)
+            Issue.record("expected a throw")
+        } catch let error as NetworkError {
+            let failure = try #require(error.decodingFailure)
+            #expect(failure.reason.utf8.count <= 512 + 3)
+            #expect(error.message.utf8.count < 4_096, "\(error.message.utf8.count) bytes")
+            #expect(error.description.utf8.count < 4_096)
+        }
+        let secret = #"{"session_token":"sk-live-0123456789"}"#
+        do {
+            let _: Secretive = try await service(CannedResponseTransport(string: secret, statusCode: 200)).request(
+                to: Endpoint(path: "/m", method: .get), via: environment)
+            Issue.record("expected a throw")
+        } catch let error as NetworkError {
+            let failure = try #require(error.decodingFailure)
+            #expect(failure.codingPath == "session_token")
+            #expect(failure.reason.hasPrefix("data corrupted"))
+            #expect(!error.message.contains("sk-live"), "\(error.message)")
+            #expect(!error.description.contains("sk-live"))
+        }
+    }
+
+    @Test("A base URL's password never appears in an invalid-URL error")
+    func baseURLPasswordNotInError() async throws {
+        let base = try #require(URL(string: "https://key:base-secret@/v1"))
+        do {
+            _ = try EndpointRequestBuilder().makeRequest(for: Endpoint(path: "/m", method: .get), baseURL: base)
+            Issue.record("expected a throw")
+        } catch {
+            #expect(error.kind == .invalidURL)
+            #expect(!error.message.contains("base-secret"), "\(error.message)")
+            #expect(!error.description.contains("base-secret"))
+        }
+    }
+
     @Test("An empty 2xx body for a model is a decoding error, not a crash")
     func emptyBodyForModel() async {
         let transport = CannedResponseTransport(cannedResponse: CannedResponse(data: Data(), statusCode: 204))
