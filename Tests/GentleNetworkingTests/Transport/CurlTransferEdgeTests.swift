@@ -94,6 +94,25 @@
             #expect(server.receivedRequests.count == 2)
         }
 
+        @Test("A GET upload goes as a POST, and a 307 keeps the POST and the whole file")
+        func getUploadTemporaryRedirect() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("POST", "/upload") { _ in .redirect(to: "/b", status: 307) }
+            server.route(nil, "/b") { request in .text("\(request.method) \(request.body.count)") }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("body.bin")
+            let bytes = Data(repeating: 0x5A, count: 4_096)
+            try bytes.write(to: file)
+
+            let (data, _) = try await CurlTransport().upload(
+                for: URLRequest(url: server.url("/upload")), fromFile: file)
+
+            #expect(String(decoding: data, as: UTF8.self) == "POST 4096")
+            #expect(server.requests(path: "/b").map(\.body) == [bytes])
+        }
+
         @Test("An upload answered 307 sends the same method and the whole file again to the new location")
         func uploadTemporaryRedirect() async throws {
             let server = try LoopbackServer()

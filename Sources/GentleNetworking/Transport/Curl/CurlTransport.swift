@@ -228,18 +228,22 @@
                 throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
             }
             var hop = 0
-            return try await followingRedirects(request) { current in
+            // A GET or HEAD upload goes as a POST (as URLSession's upload tasks send it), from the
+            // first hop on: a 307 or 308 then keeps the POST and the file, as the redirect rule
+            // is applied to the request that was sent.
+            var upload = request
+            let initialMethod = (request.httpMethod ?? "GET").uppercased()
+            if initialMethod == "GET" || initialMethod == "HEAD" { upload.httpMethod = "POST" }
+            return try await followingRedirects(upload) { current in
                 hop += 1
                 let method = (current.httpMethod ?? "GET").uppercased()
                 if hop > 1, method == "GET" || method == "HEAD" {
                     // A 301/302/303 turned the upload into a GET (RFC 9110 §15.4): no body now.
                     return try await self.send(current, sink: { .memory }, source: { .request }, progress: progress)
                 }
-                var upload = current
-                if method == "GET" || method == "HEAD" { upload.httpMethod = "POST" }
                 // 307 and 308 keep the method and the body: the file is sent again from the start.
                 return try await self.send(
-                    upload, sink: { .memory },
+                    current, sink: { .memory },
                     source: {
                         // Non-blocking, so a FIFO with no writer cannot hold this thread in
                         // `open`; it is refused below with any other file that is not regular.
