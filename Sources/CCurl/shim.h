@@ -28,6 +28,10 @@ static inline CURLcode gn_easy_setopt_slist(CURL *handle, CURLoption option, str
 static inline CURLcode gn_easy_setopt_data_callback(CURL *handle, CURLoption option, gn_data_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
+typedef int (*gn_seek_callback)(void *userdata, curl_off_t offset, int origin);
+static inline CURLcode gn_easy_setopt_seek_callback(CURL *handle, gn_seek_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
+}
 static inline CURLcode gn_easy_setopt_progress_callback(CURL *handle, gn_progress_callback value) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }

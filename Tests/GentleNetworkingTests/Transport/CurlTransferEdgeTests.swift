@@ -94,6 +94,34 @@
             #expect(server.receivedRequests.count == 2)
         }
 
+        @Test("A file upload on a reused connection that died is sent again on a new one (libcurl rewinds the file)")
+        func uploadRewoundOnDeadConnection() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/warm") { _ in .text("warm") }
+            // The first upload arrives on the kept-alive connection, which then closes unanswered.
+            server.route(
+                "POST", "/up",
+                handler: LoopbackServer.sequence([.raw(""), .text("stored")]))
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("body.bin")
+            let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try bytes.write(to: file)
+            let transport = try CurlTransport()
+            _ = try await transport.data(for: URLRequest(url: server.url("/warm")))
+
+            var request = URLRequest(url: server.url("/up"))
+            request.httpMethod = "POST"
+            let (data, response) = try await transport.upload(for: request, fromFile: file)
+
+            #expect(response.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self) == "stored")
+            let uploads = server.requests(path: "/up")
+            #expect(uploads.count == 2)
+            #expect(uploads.allSatisfy { $0.body == bytes }, "\(uploads.map(\.body.count))")
+        }
+
         @Test("A GET upload goes as a POST, and a 307 keeps the POST and the whole file")
         func getUploadTemporaryRedirect() async throws {
             let server = try LoopbackServer()

@@ -277,6 +277,13 @@
                 try check(
                     gn_easy_setopt_pointer(handle, CURLOPT_READDATA, Unmanaged.passUnretained(self).toOpaque()),
                     "READDATA")
+                // libcurl rewinds the body to send it again: on a fresh connection when a reused
+                // one turned out dead, or for an HTTP/2 stream the server refused. Without this
+                // it could not ("rewinding of the data stream failed") and the upload failed.
+                try check(gn_easy_setopt_seek_callback(handle, curlSeekCallback), "SEEKFUNCTION")
+                try check(
+                    gn_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, Unmanaged.passUnretained(self).toOpaque()),
+                    "SEEKDATA")
             case .request:
                 let body = request.httpBody
                 switch method {
@@ -519,6 +526,17 @@
             }
         }
 
+        /// libcurl asks to send the file body again from `offset` (from the start, in practice).
+        func seekBody(to offset: Int64) -> Int32 {
+            guard case .file(let descriptor, let size) = source else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+            guard offset >= 0, offset <= size else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+            guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+                return Int32(CURL_SEEKFUNC_FAIL)
+            }
+            fileBytesRead = offset
+            return Int32(CURL_SEEKFUNC_OK)
+        }
+
         /// What one read of a file body gives libcurl.
         enum FileRead: Equatable {
             /// Bytes to send (0: the body is complete).
@@ -627,6 +645,13 @@
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
         if request.isEnded { return Int(CURL_READFUNC_ABORT) }
         return request.readBody(into: buffer, capacity: size * count)
+    }
+
+    private let curlSeekCallback: gn_seek_callback = { userdata, offset, origin in
+        guard let userdata, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        if request.isEnded { return Int32(CURL_SEEKFUNC_FAIL) }
+        return request.seekBody(to: Int64(offset))
     }
 
     private let curlProgressCallback: gn_progress_callback = {
