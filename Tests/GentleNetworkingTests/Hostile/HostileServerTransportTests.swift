@@ -270,6 +270,21 @@ struct HostileServerTransportTests {
         #expect(server.requests(path: "/digest").count == 1)
     }
 
+    @Test(
+        "The idle timeout is 'no byte for that long', not a speed: a byte every 1.5 s passes a 2.5 s timeout",
+        arguments: TransportKind.all)
+    func slowButNeverIdle(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/drip", .drip(body: Data("abcd".utf8), interval: 1.5))
+        let transport = try makeHostileTransport(kind)
+        var request = URLRequest(url: server.url("/drip"))
+        request.timeoutInterval = 2.5
+        let (body, response) = try await transport.data(for: request)
+        #expect(response.statusCode == 200)
+        #expect(body == Data("abcd".utf8))
+    }
+
     @Test("A body that drips one byte a second ends at the total deadline", arguments: TransportKind.all)
     func dripAgainstTotalDeadline(kind: TransportKind) async throws {
         let server = try HostileServer()

@@ -40,6 +40,14 @@
         private var body = Data()
         /// The bytes of a file body handed to libcurl so far (event-loop thread only).
         private var fileBytesRead: Int64 = 0
+        /// The idle timeout (the request's `timeoutInterval`, clamped), enforced in the progress
+        /// callback: no byte in either direction for that long fails the transfer.
+        private var idleTimeout: TimeInterval = 60
+        /// Idle tracking (event-loop thread only): what had moved (bytes received and sent,
+        /// header lines) at the last progress callback, and when that last changed.
+        private var lastActivity: Int64 = -1
+        private var lastActivityNanos: UInt64 = 0
+        private var headerLinesSeen: Int64 = 0
         private let sink: Sink
         let source: Source
         private let progress: (@Sendable (TransferProgress) -> Void)?
@@ -252,10 +260,16 @@
             if let total = configuration.totalTimeout.flatMap(Clamp.timeout) {
                 try check(gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Clamp.milliseconds(total)), "TIMEOUT")
             }
-            // URLRequest.timeoutInterval is an idle timeout: fail when no byte arrives for that long.
+            // URLRequest.timeoutInterval is an idle timeout: fail when no byte moves for that long.
+            // libcurl's own low-speed check averages over seconds (a byte every 2 s failed a 5 s
+            // timeout), so the progress callback checks it (``idleExpired``); the low-speed
+            // setting stays only for the wake-up libcurl then schedules every second, with a time
+            // that never ends a transfer first.
+            idleTimeout = timeout
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             try check(
-                gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout)), "LOW_SPEED_TIME")
+                gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout) &* 4 &+ 10),
+                "LOW_SPEED_TIME")
 
             // Whether libcurl will send a body, and so could add `Expect: 100-continue` or a form
             // `Content-Type` that must be suppressed.
@@ -313,13 +327,12 @@
                     }
                 }
             }
-            if progress != nil {
-                try check(gn_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "NOPROGRESS")
-                try check(gn_easy_setopt_progress_callback(handle, curlProgressCallback), "XFERINFOFUNCTION")
-                try check(
-                    gn_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque()),
-                    "XFERINFODATA")
-            }
+            // Always: the idle timeout is checked there, as well as progress reported.
+            try check(gn_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "NOPROGRESS")
+            try check(gn_easy_setopt_progress_callback(handle, curlProgressCallback), "XFERINFOFUNCTION")
+            try check(
+                gn_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(self).toOpaque()),
+                "XFERINFODATA")
 
             let fields = request.allHTTPHeaderFields ?? [:]
             var headers: [String] = []
@@ -497,6 +510,7 @@
 
         /// Takes one raw header line; returns whether the transfer goes on.
         func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            headerLinesSeen &+= 1
             let actions = state.withLock { $0.headerLine(bytes) }
             // Most lines only feed the head: nothing to apply.
             if actions.resumeCaller != nil || actions.endStream != nil { apply(actions) }
@@ -507,6 +521,36 @@
         func resuming() {
             state.withLock { $0.resumed() }
         }
+
+        /// Whether the transfer has been idle (nothing received or sent, no header line) for
+        /// the idle timeout; it is then failed with ``TransportError/Code/timedOut``. Called from
+        /// the progress callback, at least once a second (libcurl's low-speed wake-up). A stream
+        /// paused for its consumer is not idle.
+        func idleExpired(received: Int64, sent: Int64) -> Bool {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let activity = received &+ sent &+ headerLinesSeen
+            if activity != lastActivity {
+                lastActivity = activity
+                lastActivityNanos = now
+                return false
+            }
+            let idle = TimeInterval(now &- lastActivityNanos) / 1_000_000_000
+            guard idle >= idleTimeout else { return false }
+            let actions = state.withLock { state -> CurlTransferState.Actions? in
+                if state.phase == .paused { return nil }
+                return state.sinkFailed(
+                    TransportError(
+                        .timedOut, url: url, message: "No data for \(idleTimeout) s (the request's timeout)."))
+            }
+            guard let actions else {
+                lastActivityNanos = now
+                return false
+            }
+            apply(actions)
+            return true
+        }
+
+        var reportsProgress: Bool { progress != nil }
 
         func reportProgress(_ current: TransferProgress) {
             guard current != lastProgress else { return }
@@ -658,6 +702,8 @@
         userdata, downloadTotal, downloaded, uploadTotal, uploaded in
         guard let userdata else { return 0 }
         let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        if request.idleExpired(received: Int64(downloaded), sent: Int64(uploaded)) { return 1 }
+        guard request.reportsProgress else { return 0 }
         if request.isEnded { return 1 }
         request.reportProgress(
             TransferProgress(
