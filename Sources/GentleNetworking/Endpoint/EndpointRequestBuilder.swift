@@ -100,8 +100,15 @@ public struct EndpointRequestBuilder: Sendable {
         guard scanned.hasHost else {
             throw NetworkError(.invalidURL, message: "The base URL \(Redactor.url(base)) has no host.")
         }
+        let encodedPath = percentEncodePath(path)
+        if let segment = dotSegment(in: encodedPath) {
+            throw NetworkError(
+                .invalidURL,
+                message: "The endpoint path has a \"\(segment)\" segment: the server would resolve it and the "
+                    + "request could leave the base path (a value such as ../../other-tenant put into a path).")
+        }
         var text = scanned.prefix
-        text += joinPaths(scanned.basePath, percentEncodePath(path))
+        text += joinPaths(scanned.basePath, encodedPath)
         var queryParts: [String] = []
         if !scanned.query.isEmpty { queryParts.append(scanned.query) }
         if let query, !query.isEmpty { queryParts.append(query.map(Self.encode).joined(separator: "&")) }
@@ -181,6 +188,20 @@ public struct EndpointRequestBuilder: Sendable {
         }
         if let colon = (start..<end).first(where: { bytes[$0] == UInt8(ascii: ":") }) { end = colon }
         return end > start
+    }
+
+    /// The first `.` or `..` segment of an encoded path (also written `%2E`, as servers decode
+    /// it), or `nil`. libcurl, URLSession and servers resolve such segments (RFC 3986 §5.2.4),
+    /// so `files/\(name)` with `../../admin` would leave the environment's base path, with its
+    /// credentials.
+    static func dotSegment(in path: String) -> String? {
+        guard path.utf8.contains(UInt8(ascii: ".")) || path.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard segment.utf8.count <= 6 else { continue }  // "%2e%2e" at most
+            let decoded = segment.lowercased().replacingOccurrences(of: "%2e", with: ".")
+            if decoded == "." || decoded == ".." { return String(segment) }
+        }
+        return nil
     }
 
     static func joinPaths(_ left: String, _ right: String) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import GentleNetworking
+import GentleNetworkingTesting
 import Testing
 
 @Suite("Building a URLRequest from an endpoint")
@@ -36,6 +37,42 @@ struct EndpointRequestBuilderTests {
             request.url?.absoluteString
                 == "https://h.example/search?key=1&q=a%2Bb%20%26%20c%3Dd&city=Z%C3%BCrich%20%E6%9D%B1%E4%BA%AC&flag&k%26y=v"
         )
+    }
+
+    @Test("A '.' or '..' segment (also as %2E) is .invalidURL: a value put into a path cannot leave the base path")
+    func dotSegmentsRefused() throws {
+        let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://gw.example/tenant-a/v1"))
+        for path in [
+            "files/../../tenant-b/admin", "/files/..", "./x", "a/%2e%2e/b", "a/%2E./b", "a/.%2E", "a/%2e/b", "..",
+        ] {
+            do {
+                let request = try builder.makeRequest(for: Endpoint(path: path, method: .get), in: environment)
+                Issue.record("\(path) built \(request.url?.absoluteString ?? "-")")
+            } catch {
+                #expect(error.kind == .invalidURL, "\(path)")
+            }
+        }
+        // Dots inside a segment are ordinary: file names, versions, hidden files.
+        for path in ["files/report.v2.pdf", "a/...", "a/.well-known/x", "a/..b", "v1.2/x"] {
+            let request = try builder.makeRequest(for: Endpoint(path: path, method: .get), in: environment)
+            #expect(request.url?.path.hasPrefix("/tenant-a/v1/") == true, "\(path)")
+        }
+    }
+
+    @Test("On the wire: a path with '..' sends nothing, with the credential or without")
+    func dotSegmentsNotSent() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let service = HTTPNetworkService(transport: URLSessionTransport(), authService: InMemoryAuthService(token: "t"))
+        let environment = DefaultAPIEnvironment(baseURL: server.url("/tenant-a/v1"))
+        do {
+            try await service.requestVoid(
+                to: Endpoint(path: "files/../../tenant-b/admin", method: .get, requiresAuth: true), via: environment)
+            Issue.record("no error")
+        } catch let error as NetworkError {
+            #expect(error.kind == .invalidURL)
+        }
+        #expect(server.receivedRequests.isEmpty)
     }
 
     @Test("Encodes path characters that are not allowed, but keeps existing escapes")
