@@ -103,11 +103,12 @@ final class TrustFailureLedger: Sendable {
         }
     }
 
-    /// The failure recorded for `host` after `mark`; else the newest one recorded for any host
-    /// after `mark`; else `nil`.
-    func failure(host: String?, since mark: UInt64) -> TrustEvaluationFailure? {
+    /// The failure recorded for `host` after `mark`; else, with `anyHost`, the newest one
+    /// recorded for any host after `mark` (a redirect to another pinned host); else `nil`.
+    func failure(host: String?, since mark: UInt64, anyHost: Bool = true) -> TrustEvaluationFailure? {
         state.withLock { state -> TrustEvaluationFailure? in
             if let host, let entry = state.latest[host.lowercased()], entry.sequence > mark { return entry.failure }
+            guard anyHost else { return nil }
             return state.latest.values.filter { $0.sequence > mark }.max { $0.sequence < $1.sequence }?.failure
         }
     }
@@ -151,7 +152,12 @@ struct TrustFailureReportingTransport: HTTPTransportProtocol {
         do {
             return try await operation(request)
         } catch {
-            let recorded = ledger.failure(host: request.url?.host, since: mark)
+            // A refused challenge always ends the task as a cancellation. Only then may another
+            // host's failure be this request's (it was redirected there): a timeout or a refused
+            // connection to an unpinned host, while another request failed its pin, stays what
+            // it is.
+            let cancelled = error is CancellationError || (error as? URLError)?.code == .cancelled
+            let recorded = ledger.failure(host: request.url?.host, since: mark, anyHost: cancelled)
             throw TrustFailureLedger.mapped(
                 error, recorded: recorded, url: request.url, callerCancelled: Task.isCancelled)
         }

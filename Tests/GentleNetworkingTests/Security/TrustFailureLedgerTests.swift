@@ -94,6 +94,23 @@ struct TrustFailureLedgerTests {
         #expect(ledger.failure(host: "a.example.com", since: ledger.mark()) == nil)
     }
 
+    @Test("Another host's pin failure, recorded meanwhile, does not turn this request's timeout into .pinMismatch")
+    func otherHostsFailureNotClaimedByATimeout() async {
+        let ledger = TrustFailureLedger()
+        // Another request fails its pin while this one, to an unpinned CDN, times out.
+        let timedOut = TrustFailureReportingTransport(
+            inner: RefusingTransport(
+                ledger: ledger, host: "pinned.example.com", reason: .pinMismatch,
+                thrown: TransportError(.timedOut, url: nil, message: "timed out")),
+            ledger: ledger)
+        #expect(await code(timedOut, URLRequest(url: URL(string: "https://cdn.example.net/x")!)) == .timedOut)
+        // A cancellation (how a refused challenge ends a task) after a redirect still is.
+        let redirected = TrustFailureReportingTransport(
+            inner: RefusingTransport(ledger: ledger, host: "pinned.example.com", reason: .pinMismatch),
+            ledger: ledger)
+        #expect(await code(redirected, URLRequest(url: URL(string: "https://start.example.net/x")!)) == .pinMismatch)
+    }
+
     @Test("A caller's own cancellation is never turned into a TLS error")
     func callerCancellation() {
         let failure = TrustEvaluationFailure(reason: .pinMismatch, message: "m")
