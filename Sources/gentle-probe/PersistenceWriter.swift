@@ -25,6 +25,19 @@ enum PersistenceWriter {
     }
 
     static func run(_ arguments: [String]) async -> Never {
+        // `credentials-keys <directory> <count> <prefix>`: saves `<prefix>/k0` … `k<count-1>`,
+        // then exits 0, for the test of two processes saving different keys at once.
+        if arguments.count == 4, arguments[0] == "credentials-keys", let count = Int(arguments[2]) {
+            let store = FileCredentialStore(directory: URL(fileURLWithPath: arguments[1], isDirectory: true))
+            for index in 0..<max(0, count) {
+                do {
+                    try store.setValue("v\(index)", for: "\(arguments[3])/k\(index)")
+                } catch {
+                    fail("error \(error)")
+                }
+            }
+            exit(0)
+        }
         guard arguments.count >= 3, let first = Int(arguments[2]) else {
             fail("usage: gentle-probe persist-writer <credentials|etag> <directory> <first-number> [umask-octal]")
         }

@@ -37,7 +37,8 @@ public struct FileCredentialStore: Sendable {
     /// The credentials file.
     public var fileURL: URL? { directory?.appendingPathComponent("credentials.json") }
 
-    /// Serializes reads and writes from this process; the rename keeps other processes safe.
+    /// Serializes reads and writes from this process; saves from other processes are serialized
+    /// by `flock` on the directory's `.credentials.lock`, and readers see whole files (rename).
     private static let lock = NSLock()
 
     /// The largest credentials file read: a few tokens take a few KiB.
@@ -83,9 +84,18 @@ public struct FileCredentialStore: Sendable {
     }
 
     /// Stores `value` under `key`, or removes the key when `value` is `nil`.
+    ///
+    /// The read, change and write hold an exclusive `flock` on `.credentials.lock` in the
+    /// directory, so two processes saving different keys at once both keep theirs (every program
+    /// using the default location shares one file).
     public func setValue(_ value: String?, for key: String) throws(CredentialStoreError) {
         Self.lock.lock()
         defer { Self.lock.unlock() }
+        // Read once first: a file or directory that is not private is refused before the lock
+        // file is created next to it.
+        _ = try readEntries()
+        let processLock = try lockAcrossProcesses()
+        defer { close(processLock) }
         var entries = try readEntries()
         if entries[key] == value { return }
         entries[key] = value
@@ -183,6 +193,30 @@ public struct FileCredentialStore: Sendable {
                 .corruptFile, path: filePath,
                 message: "The credentials file cannot be parsed; it was left untouched. Move it away to start over.")
         }
+    }
+
+    /// Opens (creating it, `0600`, never through a symbolic link) the directory's lock file and
+    /// takes an exclusive `flock` on it; closing the descriptor releases it.
+    private func lockAcrossProcesses() throws(CredentialStoreError) -> Int32 {
+        let (directoryPath, _) = try paths()
+        try Self.makeDirectory(directoryPath)
+        let lockPath = directoryPath + "/.credentials.lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+        guard descriptor >= 0 else { throw Self.ioError("open", path: lockPath) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw CredentialStoreError(
+                .insecurePermissions, path: lockPath, message: "The lock file is not a regular file.")
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let error = Self.ioError("flock", path: lockPath)
+                close(descriptor)
+                throw error
+            }
+        }
+        return descriptor
     }
 
     private func writeEntries(_ entries: [String: String]) throws(CredentialStoreError) {

@@ -36,7 +36,8 @@ struct FileCredentialStoreTests {
         #expect(try await auth.loadAccessToken() == nil)
         #expect(try await other.loadAccessToken() == "zzz")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: try #require(store.directory).path)
-        #expect(leftovers == ["credentials.json"], "no temporary files are left behind")
+        // The lock file that serializes saves across processes, and the file: no temporary files.
+        #expect(leftovers.sorted() == [".credentials.lock", "credentials.json"], "no temporary files are left behind")
     }
 
     @Test("Writes are atomic: the file is replaced by rename, never rewritten in place")
