@@ -42,7 +42,9 @@ public enum NetworkError: Error, Equatable {
     /// The server could not be reached: no network, name not resolved, connection refused or lost.
     case noInternet(any Error)
 
-    /// Cases are equal when their kinds are; wrapped errors compare by their description.
+    /// Cases are equal when their kinds are, compared as Y-Network compares them: wrapped errors
+    /// by `localizedDescription`, and ``noInternet(_:)``'s by `NSError` code and domain (so a
+    /// `URLError` with a failing URL in its user info equals the same code without one).
     public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool {
         switch (lhs, rhs) {
         case (.noBasePath, .noBasePath), (.invalidURL, .invalidURL), (.notConfigured, .notConfigured),
@@ -53,9 +55,11 @@ public enum NetworkError: Error, Equatable {
             return left == right
         case (.deserialization(let left), .deserialization(let right)),
             (.serialization(let left), .serialization(let right)),
-            (.invalidSSL(let left), .invalidSSL(let right)),
-            (.noInternet(let left), .noInternet(let right)):
-            return String(describing: left) == String(describing: right)
+            (.invalidSSL(let left), .invalidSSL(let right)):
+            return left.localizedDescription == right.localizedDescription
+        case (.noInternet(let left), .noInternet(let right)):
+            let (leftError, rightError) = (left as NSError, right as NSError)
+            return leftError.code == rightError.code && leftError.domain == rightError.domain
         default:
             return false
         }

@@ -6,7 +6,7 @@ public protocol JWTTokenRepresentable: Sendable {
     var header: [String: Any] { get }
     /// The decoded payload.
     var body: [String: Any] { get }
-    /// The signature part (base64url), or `nil` when empty.
+    /// The signature part (base64url); empty for an unsigned (`alg: none`) token, as in Y-Network.
     var signature: String? { get }
     /// The token as it was given.
     var string: String { get }
@@ -35,7 +35,7 @@ public protocol JWTTokenRepresentable: Sendable {
 public struct JWTToken: JWTTokenRepresentable, Equatable {
     /// The token as it was given.
     public let string: String
-    /// The signature part, or `nil` when empty.
+    /// The signature part, as in Y-Network: `""` for an unsigned (`alg: none`) token, never `nil`.
     public let signature: String?
     /// `exp`, or `nil`.
     public let expiresAt: Date?
@@ -78,7 +78,7 @@ public struct JWTToken: JWTTokenRepresentable, Equatable {
             throw JWTDecodeError.invalidJSON(String(parts[0]))
         }
         self.string = jwtString
-        self.signature = parts[2].isEmpty ? nil : String(parts[2])
+        self.signature = String(parts[2])
         self.headerJSON = headerJSON
         self.bodyJSON = bodyJSON
         self.now = now

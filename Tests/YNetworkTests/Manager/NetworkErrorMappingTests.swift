@@ -54,6 +54,23 @@ struct NetworkErrorMappingTests {
         #expect(kind(YNetwork.NetworkError.mapping(other)) == "unchanged", "another domain is not mapped")
     }
 
+    @Test("== compares as Y-Network does: noInternet by NSError code and domain, wrapped errors by description")
+    func equalityAsInYNetwork() {
+        let bare = URLError(.notConnectedToInternet)
+        let withURL = URLError(
+            .notConnectedToInternet, userInfo: [NSURLErrorFailingURLStringErrorKey: "https://a.example/x"])
+        #expect(YNetwork.NetworkError.noInternet(bare) == .noInternet(withURL))
+        #expect(YNetwork.NetworkError.noInternet(bare) != .noInternet(URLError(.timedOut)))
+        struct Described: LocalizedError {
+            let detail: String
+            var errorDescription: String? { "bad body" }
+        }
+        #expect(
+            YNetwork.NetworkError.deserialization(Described(detail: "1"))
+                == .deserialization(Described(detail: "2")))
+        #expect(YNetwork.NetworkError.invalidSSL(bare) != .noInternet(bare))
+    }
+
     @Test("Cancellation, HttpError and NetworkError pass through unchanged")
     func passThrough() {
         #expect(YNetwork.NetworkError.mapping(CancellationError()) is CancellationError)

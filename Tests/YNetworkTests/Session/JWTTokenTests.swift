@@ -29,6 +29,10 @@ struct JWTTokenTests {
         #expect(jwt.body["role"] as? String == "admin")
         #expect(jwt.header["alg"] as? String == "HS256")
         #expect(jwt.signature == "c2lnbmF0dXJl")
+        // Unsigned (`alg: none`): an empty signature, as Y-Network gives it (not nil).
+        let unsigned = try JWTToken(
+            jwtString: String(token("{}").split(separator: ".")[0...1].joined(separator: ".")) + ".")
+        #expect(unsigned.signature == "")
         let multi = try JWTToken(jwtString: token(#"{"aud":["a","b"]}"#))
         #expect(multi.audience == ["a", "b"])
     }
