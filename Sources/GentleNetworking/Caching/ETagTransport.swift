@@ -409,6 +409,8 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// (`DeferredResponse.forEachMerged`), without building a dictionary of it.
     static func revalidate(_ cached: CachedResponse, withFields fields: [(String, String)]) -> CachedResponse {
         var updated = cached
+        // The bytes of the stored head, counted only once a new name is to be added.
+        var storedBytes: Int?
         DeferredResponse.forEachMerged(fields) { name, value in
             // Usually spelled as in the stored response and unchanged (all but `Date`): one
             // lookup, and nothing to check, since nothing is written (the checks below only
@@ -424,13 +426,31 @@ public struct ETagTransport: HTTPTransportProtocol {
             }
             if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
                 updated.headers[existing] = nil
+                updated.headers[name] = value
+                return
             }
+            // A new name: only while the stored head stays within the default response limits.
+            // Each 304 may bring new names, and a server adding a few hundred to every one would
+            // otherwise grow the entry (and each rewrite of it) without end.
+            let bytes =
+                storedBytes ?? updated.headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
+            let added = name.utf8.count + value.utf8.count + 4
+            guard updated.headers.count < storedHeaderLimits.maxHeaderCount,
+                bytes + added <= storedHeaderLimits.maxHeaderBytes
+            else {
+                storedBytes = bytes
+                return
+            }
+            storedBytes = bytes + added
             updated.headers[name] = value
         }
         if let etag = header("ETag", in: updated.headers) { updated.etag = etag }
         updated.storedAt = Date()
         return updated
     }
+
+    /// The bounds a stored head keeps to when a 304 adds fields: the default ``ResponseLimits``.
+    static let storedHeaderLimits = ResponseLimits()
 
     static func header(_ name: String, in headers: [String: String]) -> String? {
         headers.first { $0.key.equalsIgnoringASCIICase(name) }?.value
