@@ -25,6 +25,8 @@
             var progress: (@Sendable (TransferProgress) -> Void)?
             var continuation: CheckedContinuation<(Data, URLResponse), any Error>
             var movedFileError: (any Error)?
+            /// The response body passed the in-memory limit: the task was cancelled for it.
+            var tooLarge: TransportError?
         }
 
         private let lock = NSLock()
@@ -134,13 +136,33 @@
             }
         }
 
+        /// An upload's response body is kept in memory: at most ``ResponseLimits/defaultMaxBodyBytes``
+        /// (100 MiB), as for every in-memory body; past it the task is cancelled and the upload
+        /// fails with ``TransportError/Code/responseTooLarge`` (an endless answer would otherwise
+        /// grow the process until it is killed).
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            update(dataTask) { $0.body.append(data) }
+            let limit = ResponseLimits.defaultMaxBodyBytes
+            var exceeded = false
+            update(dataTask) { transfer in
+                guard transfer.tooLarge == nil else { return }
+                if Int64(transfer.body.count) + Int64(data.count) > limit {
+                    transfer.body = Data()
+                    transfer.tooLarge = TransportError(
+                        .responseTooLarge, url: dataTask.originalRequest?.url,
+                        message: "The response to the upload passed the limit of \(limit) bytes.")
+                    exceeded = true
+                } else {
+                    transfer.body.append(data)
+                }
+            }
+            if exceeded { dataTask.cancel() }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
-            if let error = error ?? transfer.movedFileError {
+            if let tooLarge = transfer.tooLarge {
+                transfer.continuation.resume(throwing: tooLarge)
+            } else if let error = error ?? transfer.movedFileError {
                 let mapped: any Error = (error as? URLError)?.code == .cancelled ? CancellationError() : error
                 transfer.continuation.resume(throwing: mapped)
             } else if let response = task.response {
