@@ -71,7 +71,9 @@ extension HTTPTransportProtocol {
             throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
         }
         var inMemory = request
-        let body = try Data(contentsOf: URL(fileURLWithPath: filePath))
+        // Only a regular file, at most what an in-memory body holds: `Data(contentsOf:)` read
+        // `/dev/zero` until the process was killed, and waited in `open` for a FIFO's writer.
+        let body = try RegularFile.contents(filePath, limit: RequestBodyStream.maxBytes, request: request.url)
         inMemory.httpBody = body
         let (data, response) = try await self.data(for: inMemory)
         let sent = Int64(body.count)

@@ -68,6 +68,33 @@ struct NonFileURLTests {
     }
 
     @Test(
+        "uploadThroughMemory (a decorated stack): /dev/zero and a FIFO are .invalidRequest at once, nothing sent",
+        arguments: TransportKind.all)
+    func throughMemoryNotRegular(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A decorator is not a FileTransferTransport: its uploads go through memory.
+        let transport = RetryTransport(inner: try kind.make())
+        var request = URLRequest(url: server.url("/up"))
+        request.httpMethod = "POST"
+        let upload = request
+        for file in [URL(fileURLWithPath: "/dev/zero"), fifo] {
+            // Before the fix, /dev/zero was read until memory ran out, and the FIFO held a thread
+            // in open(2) for good (cancelling did not help: `outcome` reports a hang as one).
+            let result = await outcome(within: 10) {
+                let (_, response) = try await transport.uploadThroughMemory(for: upload, fromFile: file, progress: nil)
+                return "\(response.statusCode)"
+            }
+            #expect(result.code == .invalidRequest, "\(file.path): \(result.description)")
+        }
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test(
         "download: .invalidRequest before anything is sent; the local file at that path is kept",
         arguments: TransportKind.all)
     func download(kind: TransportKind) async throws {

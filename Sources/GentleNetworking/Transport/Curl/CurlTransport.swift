@@ -245,28 +245,8 @@
                 return try await self.send(
                     current, sink: { .memory },
                     source: {
-                        // Non-blocking, so a FIFO with no writer cannot hold this thread in
-                        // `open`; it is refused below with any other file that is not regular.
-                        let descriptor = open(filePath, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-                        guard descriptor >= 0 else {
-                            throw TransportError(
-                                .other, url: request.url, message: "Cannot open \(filePath): errno \(errno).")
-                        }
-                        var info = stat()
-                        guard fstat(descriptor, &info) == 0 else {
-                            close(descriptor)
-                            throw TransportError(
-                                .other, url: request.url, message: "Cannot stat \(filePath): errno \(errno).")
-                        }
-                        // A pipe, a device (`/dev/zero`) or `/proc` file has no length to declare
-                        // (`st_size` is 0: an empty body went out, and the call succeeded).
-                        guard info.st_mode & S_IFMT == S_IFREG else {
-                            close(descriptor)
-                            throw TransportError(
-                                .invalidRequest, url: request.url,
-                                message: "\(filePath) is not a regular file; only a regular file can be uploaded.")
-                        }
-                        return .file(descriptor, size: Int64(info.st_size))
+                        let (descriptor, size) = try RegularFile.opened(filePath, request: request.url)
+                        return .file(descriptor, size: size)
                     }, progress: progress)
             }
         }
