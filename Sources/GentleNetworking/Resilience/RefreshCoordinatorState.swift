@@ -40,7 +40,8 @@ public struct RefreshCoordinatorState: Sendable {
     /// Creates the state with a loop guard of `maxRefreshes` per `window` seconds.
     public init(maxRefreshes: Int, window: TimeInterval) {
         self.maxRefreshes = max(1, maxRefreshes)
-        self.window = max(0, window)
+        // `max(0, .nan)` is 0, which turned the loop guard off: NaN is "not set" (60 s).
+        self.window = window.isNaN ? 60 : min(max(0, window), Clamp.maxSeconds)
     }
 
     /// Whether a refresh is in flight.

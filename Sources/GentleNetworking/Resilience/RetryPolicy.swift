@@ -53,10 +53,10 @@ public struct RetryPolicy: Sendable {
         shouldRetry: @escaping @Sendable (RetryContext) -> Bool = RetryPolicy.defaultShouldRetry
     ) {
         self.maxRetries = max(0, maxRetries)
-        self.baseDelay = max(0, baseDelay)
-        self.maxDelay = max(0, maxDelay)
+        self.baseDelay = Self.setting(baseDelay, default: 0.5)
+        self.maxDelay = Self.setting(maxDelay, default: 30)
         self.jitter = jitter ?? .disabled
-        self.retryAfterCap = max(0, retryAfterCap)
+        self.retryAfterCap = Self.setting(retryAfterCap, default: 60)
         self.shouldRetry = shouldRetry
     }
 
@@ -133,12 +133,21 @@ public struct RetryPolicy: Sendable {
             let header = response.value(forHTTPHeaderField: "Retry-After"),
             let wait = RetryAfter.delay(from: header, now: now)
         {
-            return wait > retryAfterCap ? .giveUp(.retryAfterTooLong(wait)) : .retry(after: wait)
+            let cap = Self.setting(retryAfterCap, default: 60)
+            return wait > cap ? .giveUp(.retryAfterTooLong(wait)) : .retry(after: wait)
         }
         let delay = jitter.delay(
-            attempt: context.attempt, baseDelay: baseDelay, maxDelay: maxDelay, previousDelay: previousDelay,
-            randomUnit: randomUnit)
+            attempt: context.attempt, baseDelay: Self.setting(baseDelay, default: 0.5),
+            maxDelay: Self.setting(maxDelay, default: 30), previousDelay: previousDelay, randomUnit: randomUnit)
         return .retry(after: delay)
+    }
+
+    /// A duration setting as used: NaN or a negative value (set through the public property,
+    /// where `init` cannot clamp it) means "not set", the default; infinity and huge values are
+    /// capped (``Clamp/maxSeconds``). `max(0, .nan)` is 0: a NaN cap gave up on every
+    /// `Retry-After`, a NaN `maxDelay` retried back to back.
+    static func setting(_ value: TimeInterval, default fallback: TimeInterval) -> TimeInterval {
+        value.isNaN || value < 0 ? fallback : min(value, Clamp.maxSeconds)
     }
 }
 

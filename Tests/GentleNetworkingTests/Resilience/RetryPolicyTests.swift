@@ -104,4 +104,32 @@ struct RetryPolicyTests {
                 RetryContext(request: streamed, attempt: 0, outcome: response(503)), previousDelay: nil, randomUnit: 0,
                 now: now) == .giveUp(.bodyNotReplayable))
     }
+
+    @Test("NaN or negative durations set after init mean the default: a NaN cap still refuses a day-long Retry-After")
+    func nanSettingsMeanDefaults() {
+        var policy = RetryPolicy(jitter: nil)
+        policy.retryAfterCap = .nan
+        policy.maxDelay = .nan
+        policy.baseDelay = -1
+        let request = URLRequest(url: URL(string: "https://api.example.com/x")!)
+        let day = HTTPURLResponse(
+            url: request.url!, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["Retry-After": "86400"])!
+        let short = HTTPURLResponse(
+            url: request.url!, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["Retry-After": "1"])!
+        let context = { (response: HTTPURLResponse) in
+            RetryContext(request: request, attempt: 0, outcome: .response(response))
+        }
+        #expect(
+            policy.decide(context(day), previousDelay: nil, randomUnit: 0.5, now: Date())
+                == .giveUp(.retryAfterTooLong(86_400)))
+        #expect(policy.decide(context(short), previousDelay: nil, randomUnit: 0.5, now: Date()) == .retry(after: 1))
+        let plain = HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: [:])!
+        // Exact exponential backoff from the default 0.5 s base, capped by the default 30 s.
+        #expect(policy.decide(context(plain), previousDelay: nil, randomUnit: 0.5, now: Date()) == .retry(after: 0.5))
+        #expect(RetryPolicy(maxDelay: .nan).maxDelay == 30)
+        var state = RefreshCoordinatorState(maxRefreshes: 1, window: .nan)
+        #expect(state.unauthorized(sent: "a", current: "a", now: Date()) == .startRefresh)
+        state.refreshFailed()
+        #expect(state.unauthorized(sent: "a", current: "a", now: Date()) == .refuseLimitExceeded)
+    }
 }
