@@ -27,27 +27,62 @@ public enum RequestBodyStream {
         guard request.httpBody == nil, let stream = request.httpBodyStream else { return request }
         let box = StreamBox(stream)
         let url = request.url
-        let result: Result<Data, TransportError> = await withCheckedContinuation { continuation in
-            let reader = Thread {
-                continuation.resume(returning: readAll(box.stream, limit: limit, url: url))
+        // Resumed once: by the reader, or at once by a cancellation (a stream whose producer
+        // stalls, such as a FIFO nobody writes to, would otherwise hold the caller for good).
+        // A read blocked in the stream keeps its thread until the stream gives it bytes or an
+        // end; the reader stops at its next chunk once cancelled.
+        let waiting = Locked<CheckedContinuation<Result<Data, TransportError>, Never>?>(nil)
+        let cancelled = Locked(false)
+        let result: Result<Data, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let alreadyCancelled = cancelled.withLock { isCancelled -> Bool in
+                    if !isCancelled { waiting.withLock { $0 = continuation } }
+                    return isCancelled
+                }
+                if alreadyCancelled {
+                    continuation.resume(returning: .failure(Self.cancelledError(url)))
+                    return
+                }
+                let reader = Thread {
+                    let result = readAll(box.stream, limit: limit, url: url, cancelled: { cancelled.current })
+                    waiting.withLock { pending in
+                        defer { pending = nil }
+                        return pending
+                    }?.resume(returning: result)
+                }
+                reader.name = "gentle.body-stream"
+                reader.start()
             }
-            reader.name = "gentle.body-stream"
-            reader.start()
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+            waiting.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }?.resume(returning: .failure(Self.cancelledError(url)))
         }
+        if cancelled.current { throw CancellationError() }
         var read = request
         read.httpBodyStream = nil
         read.httpBody = try result.get()
         return read
     }
 
+    /// The placeholder a cancelled read ends with (the caller throws `CancellationError`).
+    private static func cancelledError(_ url: URL?) -> TransportError {
+        TransportError(.invalidRequest, url: url, message: "Reading the request's body stream was cancelled.")
+    }
+
     /// Every byte of `stream`, at most `limit`.
-    static func readAll(_ stream: InputStream, limit: Int, url: URL?) -> Result<Data, TransportError> {
+    static func readAll(
+        _ stream: InputStream, limit: Int, url: URL?, cancelled: () -> Bool = { false }
+    ) -> Result<Data, TransportError> {
         stream.open()
         defer { stream.close() }
         var data = Data()
         let chunkSize = 64 * 1024
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         while true {
+            if cancelled() { return .failure(cancelledError(url)) }
             let count = stream.read(&chunk, maxLength: chunkSize)
             if count == 0 { return .success(data) }
             guard count > 0 else {

@@ -330,6 +330,56 @@ struct CarelessCallerTests {
         #expect(elapsed >= 0.45 && elapsed < 5, "\(elapsed) s")
     }
 
+    @Test(
+        "A body stream whose producer stalls (a FIFO nobody writes to) is cancellable: CancellationError at once",
+        arguments: TransportKind.all)
+    func stalledBodyStreamCancels(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("body")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A writer that never writes: the stream's open returns, its read blocks.
+        let writer = Locked(open(fifo.path, O_RDWR | O_CLOEXEC))
+        #expect(writer.current >= 0)
+        // Closed once: by the watchdog below, or at the end.
+        let closeWriter: @Sendable () -> Void = {
+            writer.withLock { descriptor in
+                if descriptor >= 0 { close(descriptor) }
+                descriptor = -1
+            }
+        }
+        defer { closeWriter() }
+        var request = URLRequest(url: server.url("/up"))
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(fileAtPath: fifo.path)
+        let sent = request
+        let transport = try kind.make()
+        let task = Task { try await transport.data(for: sent) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let cancelledAt = Date()
+        task.cancel()
+        let ended = Locked(false)
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 10_000_000_000)
+            // Ends a reader that ignored the cancellation (end of file), so the test fails
+            // rather than hangs.
+            if !ended.current { closeWriter() }
+        }
+        let result = await task.result
+        ended.withLock { $0 = true }
+        watchdog.cancel()
+        let elapsed = Date().timeIntervalSince(cancelledAt)
+        guard case .failure(let error) = result else {
+            Issue.record("the request completed")
+            return
+        }
+        #expect(error is CancellationError, "\(error)")
+        #expect(elapsed < 5, "\(elapsed) s after the cancellation")
+        #expect(server.receivedRequests.isEmpty)
+    }
+
     @Test("Transport settings take any Double without trapping")
     func anyDoubleInSettings() throws {
         for value in [Double.infinity, .nan, -1, .greatestFiniteMagnitude] {
