@@ -68,6 +68,12 @@ public final class RetryBudget: Sendable {
         state.withLock { $0.deposit(amount) }
     }
 
+    /// Gives back the `cost` of a retry that was never sent (the wait before it was cancelled).
+    func refund(_ cost: Int) {
+        guard cost > 0 else { return }
+        state.withLock { $0.deposit(cost) }
+    }
+
     private static func isTimeout(_ error: any Error) -> Bool {
         if let error = error as? TransportError { return error.code == .timedOut }
         if let error = error as? NetworkError, case .transport(.timedOut) = error.kind { return true }

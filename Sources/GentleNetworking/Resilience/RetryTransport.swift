@@ -124,7 +124,14 @@ public struct RetryTransport: HTTPTransportProtocol {
                 onRetry?(RetryEvent(request: request, retryNumber: attempt + 1, delay: delay, outcome: outcome))
                 ExchangeRecorder.note(
                     .retrying(attempt: attempt + 1, delay: delay, reason: ExchangeStep.reason(for: outcome)))
-                try await clock.sleep(delay)
+                do {
+                    try await clock.sleep(delay)
+                } catch {
+                    // Cancelled during the wait: the retry is never sent, so it costs nothing (a
+                    // screen cancelling its requests during 503 backoffs drained the shared budget).
+                    budget.refund(cost)
+                    throw error
+                }
                 previousDelay = delay
                 attempt += 1
             case .giveUp:

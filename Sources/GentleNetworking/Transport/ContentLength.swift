@@ -22,7 +22,9 @@ enum ContentLength {
         if digits > 0 { return simple }
         var parsed: Int64?
         for member in value.split(separator: ",", omittingEmptySubsequences: false) {
-            let digits = member.trimmingCharacters(in: .whitespaces)
+            // Only spaces and tabs around a member (RFC 9110 OWS): `.whitespaces` also took
+            // U+00A0 and U+3000, which no parser on the path agrees on.
+            let digits = member.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
             guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(digits)
             else { return nil }
             if let parsed, parsed != number { return nil }

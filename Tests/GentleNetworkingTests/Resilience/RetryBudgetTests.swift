@@ -52,6 +52,28 @@ struct RetryBudgetTests {
         #expect(budget.availableTokens == 0)
     }
 
+    @Test("A retry cancelled during its wait is refunded: it was never sent")
+    func cancelledWaitRefunded() async throws {
+        let inner = ScriptedTransport([.status(503)])
+        let budget = RetryBudget(capacity: 10, retryCost: 5, timeoutRetryCost: 10, successRefund: 1)
+        let waiting = Locked(false)
+        let clock = RetryClock(
+            now: { Date() },
+            sleep: { _ in
+                waiting.withLock { $0 = true }
+                try await Task.sleep(nanoseconds: 600_000_000_000)
+            },
+            randomUnit: { 0.5 })
+        let transport = RetryTransport(inner: inner, clock: clock, budget: budget)
+        let task = Task { try await transport.data(for: request()) }
+        while !waiting.current { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(budget.availableTokens == 5, "the retry's cost is taken before its wait")
+        task.cancel()
+        _ = await task.result
+        #expect(budget.availableTokens == 10)
+        #expect(inner.sent.count == 1)
+    }
+
     @Test("Successes refill the budget: 1 for a first-time success, the retry's cost after a retry")
     func refills() async throws {
         let budget = RetryBudget(capacity: 20, retryCost: 5, timeoutRetryCost: 10, successRefund: 1)
