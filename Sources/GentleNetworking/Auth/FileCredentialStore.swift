@@ -92,10 +92,10 @@ public struct FileCredentialStore: Sendable {
         Self.lock.lock()
         defer { Self.lock.unlock() }
         // Read once first: a file or directory that is not private is refused before the lock
-        // file is created next to it.
-        _ = try readEntries()
+        // file is created next to it, and a save that changes nothing touches nothing.
+        if try readEntries()[key] == value { return }
         let processLock = try lockAcrossProcesses()
-        defer { close(processLock) }
+        defer { if processLock >= 0 { close(processLock) } }
         var entries = try readEntries()
         if entries[key] == value { return }
         entries[key] = value
@@ -195,8 +195,14 @@ public struct FileCredentialStore: Sendable {
         }
     }
 
+    /// How long a save waits for another process's save to end.
+    static let lockWait: TimeInterval = 10
+
     /// Opens (creating it, `0600`, never through a symbolic link) the directory's lock file and
-    /// takes an exclusive `flock` on it; closing the descriptor releases it.
+    /// takes an exclusive `flock` on it; closing the descriptor releases it. Waits at most
+    /// ``lockWait`` for another process (one stopped in a debugger must not hold this process's
+    /// saves for good): then ``CredentialStoreError/Code/ioFailure``. Where the file system has
+    /// no `flock` (`ENOLCK`, `EOPNOTSUPP`), returns -1 and the save goes on unlocked, as before.
     private func lockAcrossProcesses() throws(CredentialStoreError) -> Int32 {
         let (directoryPath, _) = try paths()
         try Self.makeDirectory(directoryPath)
@@ -209,12 +215,22 @@ public struct FileCredentialStore: Sendable {
             throw CredentialStoreError(
                 .insecurePermissions, path: lockPath, message: "The lock file is not a regular file.")
         }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let error = Self.ioError("flock", path: lockPath)
+        let deadline = Date().addingTimeInterval(Self.lockWait)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == ENOLCK || code == EOPNOTSUPP {
                 close(descriptor)
-                throw error
+                return -1
             }
+            guard code == EWOULDBLOCK || code == EINTR, Date() < deadline else {
+                close(descriptor)
+                throw CredentialStoreError(
+                    .ioFailure, path: lockPath,
+                    message: code == EWOULDBLOCK
+                        ? "Another process held the credentials lock for \(Int(Self.lockWait)) s."
+                        : "flock failed: \(String(cString: strerror(code))) (errno \(code)).")
+            }
+            usleep(5_000)
         }
         return descriptor
     }

@@ -409,8 +409,9 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// (`DeferredResponse.forEachMerged`), without building a dictionary of it.
     static func revalidate(_ cached: CachedResponse, withFields fields: [(String, String)]) -> CachedResponse {
         var updated = cached
-        // The bytes of the stored head, counted only once a new name is to be added.
+        // The bytes of the stored head, counted at the first write that could grow it.
         var storedBytes: Int?
+        let limits = storedHeaderLimits
         DeferredResponse.forEachMerged(fields) { name, value in
             // Usually spelled as in the stored response and unchanged (all but `Date`): one
             // lookup, and nothing to check, since nothing is written (the checks below only
@@ -420,29 +421,23 @@ public struct ETagTransport: HTTPTransportProtocol {
             guard !isCredentialField(name), !notRevalidated.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
                 return
             }
-            if current != nil {
-                updated.headers[name] = value
-                return
-            }
-            if let existing = updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
-                updated.headers[existing] = nil
-                updated.headers[name] = value
-                return
-            }
-            // A new name: only while the stored head stays within the default response limits.
-            // Each 304 may bring new names, and a server adding a few hundred to every one would
-            // otherwise grow the entry (and each rewrite of it) without end.
+            // Each 304 may bring new names or longer values; the stored head keeps within the
+            // default response limits (256 fields, 256 KiB), or each 304 could grow the entry,
+            // and each rewrite of it, without end. A write that would pass them is skipped.
+            let existing =
+                current != nil ? name : updated.headers.keys.first(where: { $0.equalsIgnoringASCIICase(name) })
             let bytes =
                 storedBytes ?? updated.headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
-            let added = name.utf8.count + value.utf8.count + 4
-            guard updated.headers.count < storedHeaderLimits.maxHeaderCount,
-                bytes + added <= storedHeaderLimits.maxHeaderBytes
+            let removed = existing.map { $0.utf8.count + (updated.headers[$0]?.utf8.count ?? 0) + 4 } ?? 0
+            let total = bytes - removed + name.utf8.count + value.utf8.count + 4
+            guard total <= limits.maxHeaderBytes, existing != nil || updated.headers.count < limits.maxHeaderCount
             else {
                 storedBytes = bytes
                 return
             }
-            storedBytes = bytes + added
+            if let existing { updated.headers[existing] = nil }
             updated.headers[name] = value
+            storedBytes = total
         }
         if let etag = header("ETag", in: updated.headers) { updated.etag = etag }
         updated.storedAt = Date()

@@ -190,18 +190,62 @@ public struct EndpointRequestBuilder: Sendable {
         return end > start
     }
 
-    /// The first `.` or `..` segment of an encoded path (also written `%2E`, as servers decode
-    /// it), or `nil`. libcurl, URLSession and servers resolve such segments (RFC 3986 §5.2.4),
-    /// so `files/\(name)` with `../../admin` would leave the environment's base path, with its
-    /// credentials.
+    /// The first `.` or `..` segment of an encoded path, as a server may read it, or `nil`.
+    ///
+    /// libcurl, URLSession and servers resolve such segments (RFC 3986 §5.2.4), so
+    /// `files/\(name)` with `../../admin` would leave the environment's base path, with its
+    /// credentials. Servers also decode `%2E`, split at `%2F`, `%5C` and `\`, and drop a segment's
+    /// `;parameters` (`..;` on Tomcat): a segment counts as dots after all of that. One pass over
+    /// the bytes, without allocating: this runs for every request.
     static func dotSegment(in path: String) -> String? {
-        guard path.utf8.contains(UInt8(ascii: ".")) || path.utf8.contains(UInt8(ascii: "%")) else { return nil }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            guard segment.utf8.count <= 6 else { continue }  // "%2e%2e" at most
-            let decoded = segment.lowercased().replacingOccurrences(of: "%2e", with: ".")
-            if decoded == "." || decoded == ".." { return String(segment) }
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            var dots = 0
+            var other = false
+            var inParameters = false
+            var index = 0
+            func endOfSegment() -> String? {
+                defer { (dots, other, inParameters) = (0, false, false) }
+                return !other && (dots == 1 || dots == 2) ? String(repeating: ".", count: dots) : nil
+            }
+            while index < bytes.count {
+                var byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: "%"), index + 1 < bytes.count {
+                    let high = Self.hexValue(bytes[index])
+                    let low = Self.hexValue(bytes[index + 1])
+                    if let high, let low {
+                        byte = high << 4 | low
+                        index += 2
+                        if byte != UInt8(ascii: ".") && byte != UInt8(ascii: "/") && byte != UInt8(ascii: "\\") {
+                            byte = UInt8(ascii: "x")  // any other escape is an ordinary character here
+                        }
+                    }
+                }
+                switch byte {
+                case UInt8(ascii: "/"), UInt8(ascii: "\\"):
+                    if let found = endOfSegment() { return found }
+                case _ where inParameters:
+                    continue
+                case UInt8(ascii: ";"):
+                    inParameters = true
+                case UInt8(ascii: "."):
+                    dots += 1
+                default:
+                    other = true
+                }
+            }
+            return endOfSegment()
         }
-        return nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 
     static func joinPaths(_ left: String, _ right: String) -> String {

@@ -34,10 +34,17 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
         _ error: any Error, modelType: String, statusCode: Int, body: Data, secrets: [String] = []
     ) -> DecodingFailure {
         let failure = unscrubbed(error, modelType: modelType, statusCode: statusCode, body: body, secrets: secrets)
+        // Scrubbed before the final cut, so a secret across the cut cannot leave its start; cut
+        // first to what the scrub can need (the cap plus the longest secret), so a 50 MB reason
+        // is not scanned whole.
+        let reach = maxTextBytes + (secrets.map(\.utf8.count).max() ?? 0)
+        func shown(_ text: String) -> String {
+            capped(Redactor.scrub(capped(text, at: reach, marker: ""), secrets: secrets))
+        }
         return DecodingFailure(
             modelType: failure.modelType,
-            codingPath: PrintableText.escaping(Redactor.scrub(capped(failure.codingPath), secrets: secrets)),
-            reason: PrintableText.escaping(Redactor.scrub(capped(failure.reason), secrets: secrets)),
+            codingPath: PrintableText.escaping(shown(failure.codingPath)),
+            reason: PrintableText.escaping(shown(failure.reason)),
             statusCode: failure.statusCode,
             bodyExcerpt: failure.bodyExcerpt)
     }
@@ -46,18 +53,19 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
     /// (an invalid enum raw value of 50 MB made a 50 MB error message).
     static let maxTextBytes = 512
 
-    /// `text` cut to ``maxTextBytes`` at a character boundary, with `…` when cut.
-    static func capped(_ text: String) -> String {
-        guard text.utf8.count > maxTextBytes else { return text }
+    /// `text` cut to `limit` bytes (``maxTextBytes`` by default) at a character boundary, with
+    /// `marker` when cut.
+    static func capped(_ text: String, at limit: Int = maxTextBytes, marker: String = "…") -> String {
+        guard text.utf8.count > limit else { return text }
         var kept = text.startIndex
         var count = 0
         for index in text.indices {
             let width = text[index].utf8.count
-            if count + width > maxTextBytes { break }
+            if count + width > limit { break }
             count += width
             kept = text.index(after: index)
         }
-        return String(text[..<kept]) + "…"
+        return String(text[..<kept]) + marker
     }
 
     private static func unscrubbed(

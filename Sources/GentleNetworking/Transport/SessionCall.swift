@@ -346,6 +346,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// The completion handler's path (Linux, a session with its own delegate): the same
     /// checks, after the fact.
     func completed(data: Data?, response: URLResponse?, error: (any Error)?) {
+        if let redirectFailure = state.withLock({ $0.redirectFailure }) {
+            complete(.failure(redirectFailure))
+            return
+        }
         if error == nil, let http = response as? HTTPURLResponse {
             if let failure = check(http) {
                 complete(.failure(failure))
@@ -420,8 +424,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             // the root, and keeps the user info on a `//other-host` reference), the method and
             // body rules of RFC 9110, and no credential to another origin. `nil` for a
             // `Location` that is not http(s): the 3xx is the response, as on CurlTransport.
-            guard var next = state.tracker.nextRequest(after: response, for: previous),
-                let url = next.url, (try? RequestValidator.validateURL(url)) != nil
+            guard let candidate = state.tracker.nextRequest(after: response, for: previous),
+                let url = candidate.url, (try? RequestValidator.validateURL(url)) != nil
             else {
                 return nil
             }
@@ -433,8 +437,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             }
             #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
                 // The system resolves the `Location` and keeps a 307's body itself.
-                next = state.tracker.strippingCredentials(newRequest, for: newRequest.url)
+                let next = state.tracker.strippingCredentials(newRequest, for: newRequest.url)
             #else
+                let next = candidate
                 // corelibs sends a hop that keeps the method (307, 308, a PUT on 301) with an
                 // empty body, whatever request is returned here: the 3xx ends this call, and the
                 // transport sends the next request with a call of its own.

@@ -111,6 +111,10 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             state = SessionRefreshState(policy: configuration.sessionRefreshPolicy)
             state.refreshNumber = old.refreshNumber
             state.nextWaiterID = old.nextWaiterID
+            // A request that chose to wait for the old refresh but has not registered yet
+            // finds it ended (failed) rather than waiting for a refresh nobody will finish.
+            state.outcomes = old.outcomes
+            if let active = old.activeRefresh { state.outcomes[active] = false }
             return (old.waiters.values.flatMap(\.values), old.refreshTask)
         }
         task?.cancel()
@@ -318,7 +322,11 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         let (value, response) = try await Origin.withCredentialHeaders(
             Self.credentialHeaderNames(of: first, appliedTo: urlRequest)
         ) { try await send(first) }
-        guard (response as? HTTPURLResponse)?.statusCode == 401 else { return (value, response) }
+        // A 401 from another origin (a redirect there, which carried no session credential)
+        // says nothing about the session: returned as it is, no refresh.
+        guard let http = response as? HTTPURLResponse, http.statusCode == 401,
+            http.url == nil || Origin.isSameOrigin(urlRequest.url, http.url)
+        else { return (value, response) }
         var now = urlRequest
         sessionManager.apply(&now)
         let current = Self.credentialFingerprint(of: now, appliedTo: urlRequest)
@@ -448,6 +456,11 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         guard let (waiters, task) = ended else { return nil }
         for waiter in waiters { waiter.resume(returning: succeeded) }
         return task
+    }
+
+    /// How many requests wait for a refresh now: for tests.
+    var refreshWaiterCount: Int {
+        refresh.withLock { state in state.waiters.values.reduce(0) { $0 + $1.count } }
     }
 
     /// Waits for refresh `number` to end; cancelling the caller stops its wait at once.

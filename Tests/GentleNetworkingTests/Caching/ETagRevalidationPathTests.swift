@@ -70,6 +70,25 @@ struct ETagRevalidationPathTests {
         #expect(renewed.storedAt > cached.storedAt)
     }
 
+    @Test("A 304 cannot grow an existing field past the head's byte limit either")
+    func replacementsBounded() {
+        var headers = ["ETag": "\"1\""]
+        for index in 0..<200 { headers["X-F\(index)"] = "v" }
+        let cached = CachedResponse(
+            body: Data(), statusCode: 200, headers: headers, url: url, etag: "\"1\"",
+            storedAt: Date(timeIntervalSince1970: 0))
+        // Each 304 makes 100 of the existing fields 4 KiB long: 400 KiB in all, past 256 KiB.
+        var entry = cached
+        for round in 0..<2 {
+            let fields = (0..<100).map { ("X-F\(round * 100 + $0)", String(repeating: "w", count: 4_096)) }
+            entry = ETagTransport.revalidate(entry, withFields: fields)
+        }
+        let bytes = entry.headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
+        #expect(bytes <= 256 * 1024, "\(bytes) bytes")
+        #expect(entry.headers.count == 201)
+        #expect(entry.headers["X-F0"]?.count == 4_096, "replacements within the limit are still made")
+    }
+
     @Test("A 304's fields as received: repeats merge under the first spelling, short and long heads alike")
     func renewalFromReceivedFields() {
         let cached = CachedResponse(

@@ -44,6 +44,7 @@ struct EndpointRequestBuilderTests {
         let environment = DefaultAPIEnvironment(baseURL: URL(string: "https://gw.example/tenant-a/v1"))
         for path in [
             "files/../../tenant-b/admin", "/files/..", "./x", "a/%2e%2e/b", "a/%2E./b", "a/.%2E", "a/%2e/b", "..",
+            "files/..%2F..%2Fadmin", "files/..%5Cadmin", "files/..\\admin", "files/..;/admin", "a/%2e%2E%2fb",
         ] {
             do {
                 let request = try builder.makeRequest(for: Endpoint(path: path, method: .get), in: environment)
@@ -53,7 +54,9 @@ struct EndpointRequestBuilderTests {
             }
         }
         // Dots inside a segment are ordinary: file names, versions, hidden files.
-        for path in ["files/report.v2.pdf", "a/...", "a/.well-known/x", "a/..b", "v1.2/x"] {
+        for path in [
+            "files/report.v2.pdf", "a/...", "a/.well-known/x", "a/..b", "v1.2/x", "a;v=1/x", "100%25/x", "%41",
+        ] {
             let request = try builder.makeRequest(for: Endpoint(path: path, method: .get), in: environment)
             #expect(request.url?.path.hasPrefix("/tenant-a/v1/") == true, "\(path)")
         }

@@ -58,7 +58,7 @@ struct NetworkErrorMappingTests {
     func equalityAsInYNetwork() {
         let bare = URLError(.notConnectedToInternet)
         let withURL = URLError(
-            .notConnectedToInternet, userInfo: [NSURLErrorFailingURLStringErrorKey: "https://a.example/x"])
+            .notConnectedToInternet, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://a.example/x")!])
         #expect(YNetwork.NetworkError.noInternet(bare) == .noInternet(withURL))
         #expect(YNetwork.NetworkError.noInternet(bare) != .noInternet(URLError(.timedOut)))
         struct Described: LocalizedError {

@@ -2,7 +2,8 @@ import Foundation
 import GentleNetworking
 import GentleNetworkingTesting
 import Testing
-import YNetwork
+
+@testable import YNetwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -390,6 +391,30 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me").allSatisfy { $0.bearerToken == "expired" })
     }
 
+    @Test("A 401 from another origin (after a redirect there) refreshes nothing: the session is not the problem")
+    func foreign401RefreshesNothing() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        other.route("GET", "/x") { _ in .json(#"{"error":"who"}"#, status: 401) }
+        let elsewhere = other.url("/x").absoluteString
+        server.route("GET", "/go") { _ in .redirect(to: elsewhere) }
+        struct Go: NetworkRequest {
+            var path: PathRepresentable { "go" }
+        }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        let manager = makeManager(server: server, sessionManager: session)
+        do {
+            let _: User = try await manager.submit(Go())
+            Issue.record("expected a failure")
+        } catch {}
+        #expect(session.refreshes.values.isEmpty, "refreshed \(session.refreshes.values.count) times")
+        #expect(server.requests(path: "/refresh").isEmpty)
+        #expect(other.requests(path: "/x").count == 1)
+        #expect(other.requests(path: "/x").allSatisfy { $0.header("Authorization") == nil })
+    }
+
     @Test("A refresh that times out is cancelled: its task sees the cancellation, not only its waiters the failure")
     func timedOutRefreshIsCancelled() async throws {
         let server = try makeServer()
@@ -427,12 +452,12 @@ struct SessionManagerTests {
                 }
             }
         }
-        // Wait until the refresh runs and all three got their 401.
+        // Wait until the refresh runs and all three wait for it.
         let deadline = Date().addingTimeInterval(60)
-        while session.started.values.isEmpty || server.requests(path: "/me").count < 3, Date() < deadline {
+        while session.started.values.isEmpty || manager.refreshWaiterCount < 3, Date() < deadline {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(manager.refreshWaiterCount == 3)
         let reconfigured = Date()
         manager.configure(
             with: NetworkManagerConfiguration(

@@ -502,6 +502,7 @@
             case .stream(let buffer):
                 if !buffer.offer(Data(bytes)) {
                     state.withLock { $0.paused(unconsumed: bytes.count) }
+                    lastActivityNanos = 0  // the wait for the consumer is not idleness
                     return Int(CURL_WRITEFUNC_PAUSE)
                 }
             }
@@ -519,6 +520,9 @@
 
         /// The paused transfer is being resumed (just before `curl_easy_pause(CONT)`).
         func resuming() {
+            // Idle time counts from the resume: libcurl barely calls back while paused, and its
+            // byte counts did not move meanwhile.
+            lastActivityNanos = 0
             state.withLock { $0.resumed() }
         }
 
@@ -529,7 +533,7 @@
         func idleExpired(received: Int64, sent: Int64) -> Bool {
             let now = DispatchTime.now().uptimeNanoseconds
             let activity = received &+ sent &+ headerLinesSeen
-            if activity != lastActivity {
+            if activity != lastActivity || lastActivityNanos == 0 {
                 lastActivity = activity
                 lastActivityNanos = now
                 return false
