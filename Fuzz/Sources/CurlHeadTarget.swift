@@ -180,7 +180,8 @@ enum CurlHeadTarget {
     static func referenceContentLength(_ value: String) -> Int64? {
         var result: Int64?
         for member in value.components(separatedBy: ",") {
-            let digits = member.trimmingCharacters(in: .whitespaces)
+            // RFC 9110 OWS: spaces and tabs only (not U+00A0 or U+3000).
+            let digits = member.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
             guard !digits.isEmpty, digits.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
             var number: Int64 = 0
             for scalar in digits.unicodeScalars {
