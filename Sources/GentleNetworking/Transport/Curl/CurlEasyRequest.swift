@@ -531,7 +531,7 @@
         /// the progress callback, at least once a second (libcurl's low-speed wake-up). A stream
         /// paused for its consumer is not idle.
         func idleExpired(received: Int64, sent: Int64) -> Bool {
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = Self.coarseNanoseconds()
             let activity = received &+ sent &+ headerLinesSeen
             if activity != lastActivity || lastActivityNanos == 0 {
                 lastActivity = activity
@@ -552,6 +552,17 @@
             }
             apply(actions)
             return true
+        }
+
+        /// A monotonic clock at the kernel tick's resolution (a few milliseconds), which the idle
+        /// check reads on every progress callback: cheaper than a precise clock, and precise
+        /// enough for a timeout counted in seconds.
+        private static func coarseNanoseconds() -> UInt64 {
+            var spec = timespec()
+            guard clock_gettime(CLOCK_MONOTONIC_COARSE, &spec) == 0 else {
+                return DispatchTime.now().uptimeNanoseconds
+            }
+            return UInt64(truncatingIfNeeded: spec.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: spec.tv_nsec)
         }
 
         var reportsProgress: Bool { progress != nil }
@@ -705,16 +716,19 @@
     private let curlProgressCallback: gn_progress_callback = {
         userdata, downloadTotal, downloaded, uploadTotal, uploaded in
         guard let userdata else { return 0 }
-        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
-        if request.idleExpired(received: Int64(downloaded), sent: Int64(uploaded)) { return 1 }
-        guard request.reportsProgress else { return 0 }
-        if request.isEnded { return 1 }
-        request.reportProgress(
-            TransferProgress(
-                bytesReceived: Int64(downloaded),
-                expectedBytesToReceive: downloadTotal > 0 ? Int64(downloadTotal) : nil,
-                bytesSent: Int64(uploaded), expectedBytesToSend: uploadTotal > 0 ? Int64(uploadTotal) : nil))
-        return 0
+        // Called about ten times per small request: borrowed without a retain (the request is
+        // alive while libcurl holds its handle; the event loop keeps it).
+        return Unmanaged<CurlEasyRequest>.fromOpaque(userdata)._withUnsafeGuaranteedRef { request in
+            if request.idleExpired(received: Int64(downloaded), sent: Int64(uploaded)) { return 1 }
+            guard request.reportsProgress else { return 0 }
+            if request.isEnded { return 1 }
+            request.reportProgress(
+                TransferProgress(
+                    bytesReceived: Int64(downloaded),
+                    expectedBytesToReceive: downloadTotal > 0 ? Int64(downloadTotal) : nil,
+                    bytesSent: Int64(uploaded), expectedBytesToSend: uploadTotal > 0 ? Int64(uploadTotal) : nil))
+            return 0
+        }
     }
 
     private let curlHeaderCallback: gn_data_callback = { buffer, size, count, userdata in
