@@ -41,7 +41,7 @@ package enum AtomicFile {
     /// Replaces the file at `path` with `data`, created with `mode` (never wider, whatever the umask).
     /// Readers see the old file or the new one; a symbolic link at `path` is replaced, not followed.
     package static func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
-        let temporaryPath = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporaryPath = temporaryPath(for: path)
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Failure(operation: "create", path: temporaryPath, code: errno) }
         var failure: Failure?
@@ -69,6 +69,24 @@ package enum AtomicFile {
             unlink(temporaryPath)
             throw failure
         }
+    }
+
+    /// The longest name a temporary file gets: 255 bytes (`NAME_MAX` on Linux and on Apple
+    /// platforms' file systems).
+    static let maximumNameLength = 255
+
+    /// Where ``write(_:to:mode:)`` writes before renaming: `<path>.tmp-<pid>-<number>`, in the
+    /// target's directory. A target whose name leaves no room for that suffix within
+    /// ``maximumNameLength`` (a 250-byte file name is valid, its temporary name would not be)
+    /// gets `.gentle-partial.tmp-<pid>-<number>` instead; the sweep of abandoned temporaries
+    /// never matches those (its targets have short names).
+    static func temporaryPath(for path: String) -> String {
+        let tail = ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let name = slash.map { path.utf8[path.utf8.index(after: $0)...] } ?? path.utf8[...]
+        if name.count + tail.utf8.count <= maximumNameLength { return path + tail }
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        return directory + ".gentle-partial" + tail
     }
 
     /// Removes the temporary files that writers died leaving behind (a crash or `kill -9` between

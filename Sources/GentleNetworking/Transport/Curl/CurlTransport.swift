@@ -189,14 +189,16 @@
                 throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
             }
             let request = try await RequestBodyStream.reading(request)
-            let partial = destinationPath + ".gentle-partial-\(UUID().uuidString)"
+            // Beside the destination (so the rename cannot cross file systems), named within
+            // NAME_MAX even for a destination whose own name is near it.
+            let partial = AtomicFile.temporaryPath(for: destinationPath)
             defer { unlink(partial) }
             let (_, response) = try await followingRedirects(request) { current in
                 // Owner-only: downloads often land in the shared temporary directory.
                 try await self.send(
                     current,
                     sink: {
-                        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
                         guard descriptor >= 0 else {
                             throw TransportError(
                                 .other, url: request.url, message: "Cannot create \(partial): errno \(errno).")
