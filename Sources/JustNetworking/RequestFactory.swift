@@ -44,12 +44,21 @@ public struct RequestFactory: Sendable {
     ///   cleared) and the router overrides neither ``Router/baseURL`` nor ``Router/completeURL``.
     ///   ``JustNetworkingError/invalidRequest(reason:)`` when ``addHeaders(_:)`` refused a header
     ///   (a name that is not an HTTP token, a value with CR, LF or NUL) or the built request
-    ///   carries a header name or a method (set by a builder) that is not a token.
+    ///   carries a header name or a method (set by a builder) that is not a token, or when the
+    ///   route's path has a `.` or `..` segment (`files/../../admin`), which would take the
+    ///   request, with its headers, out of the base URL's path.
     public func makeURLRequest() throws(JustNetworkingError) -> URLRequest {
         // One read of the URL: the global base URL may change between two.
         let url = router.completeURL
         if Self.isBasedOnUnsetBaseURL(url) {
             throw .baseURLNotSet(router: router.description)
+        }
+        // As for an Endpoint: `files/\(name)` with `../../admin` would leave the base path with
+        // the headers meant for it (libcurl, URLSession and servers resolve dot segments).
+        if let segment = PercentEncoding.dotSegment(in: PercentEncoding.literalPath(router.route.path)) {
+            throw .invalidRequest(
+                reason: "The route path has a \"\(segment)\" segment: the server would resolve it and the "
+                    + "request could leave the base URL's path (a value such as ../../admin put into a path).")
         }
         let (built, problem) = HeaderProblems.collecting { request(for: url) }
         if let problem { throw .invalidRequest(reason: problem) }

@@ -115,6 +115,65 @@ package enum PercentEncoding {
         } ?? string
     }
 
+    /// The first `.` or `..` segment of an encoded path, as a server may read it, or `nil`.
+    ///
+    /// libcurl, URLSession and servers resolve such segments (RFC 3986 §5.2.4), so
+    /// `files/\(name)` with `../../admin` would leave the environment's base path, with its
+    /// credentials. Servers also decode `%2E`, split at `%2F`, `%5C` and `\`, and drop a segment's
+    /// `;parameters` (`..;` on Tomcat): a segment counts as dots after all of that. One pass over
+    /// the bytes, without allocating: this runs for every request.
+    package static func dotSegment(in path: String) -> String? {
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            var dots = 0
+            var other = false
+            var inParameters = false
+            var index = 0
+            func endOfSegment() -> String? {
+                defer { (dots, other, inParameters) = (0, false, false) }
+                return !other && (dots == 1 || dots == 2) ? String(repeating: ".", count: dots) : nil
+            }
+            while index < bytes.count {
+                var byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: "%"), index + 1 < bytes.count {
+                    let high = hexValue(bytes[index])
+                    let low = hexValue(bytes[index + 1])
+                    if let high, let low {
+                        byte = high << 4 | low
+                        index += 2
+                        if byte != UInt8(ascii: ".") && byte != UInt8(ascii: "/") && byte != UInt8(ascii: "\\") {
+                            byte = UInt8(ascii: "x")  // any other escape is an ordinary character here
+                        }
+                    }
+                }
+                switch byte {
+                case UInt8(ascii: "/"), UInt8(ascii: "\\"):
+                    if let found = endOfSegment() { return found }
+                case _ where inParameters:
+                    continue
+                case UInt8(ascii: ";"):
+                    inParameters = true
+                case UInt8(ascii: "."):
+                    dots += 1
+                default:
+                    other = true
+                }
+            }
+            return endOfSegment()
+        }
+    }
+
+    /// The value of a hexadecimal digit, or `nil`.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
     @inline(__always)
     private static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ (value &- 10)
@@ -128,12 +187,6 @@ package enum PercentEncoding {
 
     @inline(__always)
     private static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            true
-        default:
-            false
-        }
+        hexValue(byte) != nil
     }
 }

@@ -29,7 +29,10 @@ open class URLBuilder: @unchecked Sendable {
     /// The path joined to its base, without the query. Its signature is Y-Network's, so a
     /// subclass written for Y-Network overrides it unchanged.
     ///
-    /// - Throws: ``NetworkError/noBasePath`` for a relative path with no base.
+    /// - Throws: ``NetworkError/noBasePath`` for a relative path with no base;
+    ///   ``NetworkError/invalidURL`` for a relative path with a `.` or `..` segment
+    ///   (`users/../../admin`, `%2E%2E` too), which would take the request, with the session's
+    ///   credential, out of the base path.
     open func path(for request: NetworkRequest, configuration: NetworkManagerConfiguration) throws -> String {
         try Self.joinedPath(for: request, basePath: configuration.basePath)
     }
@@ -57,6 +60,11 @@ open class URLBuilder: @unchecked Sendable {
         let relative = path.drop { $0 == "/" }
         let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
         let trimmedPath = PercentEncoding.path(String(relative[..<queryStart]))
+        // As for an Endpoint: `users/\(id)` with `../../admin` would leave the base path with the
+        // session's credential (libcurl, URLSession and servers resolve dot segments).
+        if PercentEncoding.dotSegment(in: trimmedPath) != nil {
+            throw NetworkError.invalidURL
+        }
         let joined = trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
         if baseQuery.isEmpty {
             // As before: a path that is only a query (`?x=1`) still gets its `/`.

@@ -126,3 +126,45 @@ struct JustNetworkingTransportSecurityTests {
         #expect(server.nginx.accessLog.isEmpty, "\(server.nginx.accessLog)")
     }
 }
+
+/// A route path built from a value (`files/\(name)`) must not leave the base URL's path: libcurl,
+/// URLSession and servers resolve `.` and `..` segments, and the request would take the headers
+/// meant for the base path with it.
+@Suite("JustNetworking: a route path with a dot segment is refused before anything is sent")
+struct JustNetworkingDotSegmentTests {
+    @Test(
+        "files/../../admin (and ..\\, ..;) is .invalidRequest on both requesters; /admin gets nothing",
+        arguments: RequesterKind.allCases)
+    func dotSegments(kind: RequesterKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, prefix: "/") { _ in .status(204) }
+        let base = server.url("/api/v1")
+        for path in ["files/../../admin", "files/..\\..\\admin", "files/..;/x", "./admin"] {
+            let marked = MarkedQueue()
+            let factory = RequestFactory(
+                router: FixedBaseRouter(base, path), requestBuilder: addHeaders(["Authorization": "Bearer jn-secret"]))
+            #expect(throws: JustNetworkingError.self, "\(path)") { try factory.makeURLRequest() }
+            let delivery = await deliver(
+                RequestType<Void>(responseQueue: marked.queue, requestFactory: factory), via: kind.make(),
+                checking: marked)
+            guard case .invalidRequest(let reason)? = delivery.error as? JustNetworkingError else {
+                Issue.record("\(path): \(String(describing: delivery.error))")
+                continue
+            }
+            #expect(reason.contains("segment"), "\(reason)")
+        }
+        #expect(server.receivedRequests.isEmpty, "sent: \(server.receivedRequests.map(\.path))")
+        // Dots inside a name are an ordinary path; `%` is encoded (the route's path is all path),
+        // so `%2E%2E` is a name the server reads as the text "%2E%2E", never as dots.
+        for path in ["files/v1..2/.profile", "files/%2E%2E"] {
+            let marked = MarkedQueue()
+            let fine = RequestFactory(router: FixedBaseRouter(base, path))
+            let delivery = await deliver(
+                RequestType<Void>(responseQueue: marked.queue, requestFactory: fine), via: kind.make(), checking: marked
+            )
+            #expect(delivery.error == nil, "\(path): \(String(describing: delivery.error))")
+        }
+        #expect(server.receivedRequests.map(\.path) == ["/api/v1/files/v1..2/.profile", "/api/v1/files/%2E%2E"])
+    }
+}

@@ -100,6 +100,31 @@ struct YNetworkTransportSecurityTests {
         #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
     }
 
+    @Test(
+        "A path with a dot segment (users/../../admin, %2E%2E, ..\\, ..;) is invalidURL; nothing is sent",
+        arguments: Engine.allCases)
+    func dotSegments(engine: Engine) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, prefix: "/") { _ in .json(#"{"id":1,"name":"x"}"#) }
+        let manager = makeManager(
+            server: server, basePath: server.url("/api/v1").absoluteString, transport: engine.transport,
+            sessionManager: StaticSession())
+        for path in ["users/../../admin", "users/%2E%2E/%2e%2e/admin", "users/..\\..\\admin", "users/..;/x", "./admin"]
+        {
+            await #expect("\(path)") {
+                let _: User = try await manager.submit(Get(path: path, headers: nil))
+            } throws: { error in
+                if case .invalidURL = error as? YNetwork.NetworkError { return true }
+                return false
+            }
+        }
+        #expect(server.receivedRequests.isEmpty, "sent: \(server.receivedRequests.map(\.path))")
+        let user: User = try await manager.submit(Get(path: "users/v1..2/.profile", headers: nil))
+        #expect(user.id == 1)
+        #expect(server.receivedRequests.map(\.path) == ["/api/v1/users/v1..2/.profile"])
+    }
+
     @Test("The default engine refuses a self-signed server (invalidSSL) before any request byte")
     func selfSigned() async throws {
         let server = try SelfSignedNginx()
