@@ -2,13 +2,13 @@ import Foundation
 
 /// Turns durations a caller or a server gives (any `Double`: NaN, negative, infinite, huge)
 /// into values that can be converted and slept on without trapping.
-enum Clamp {
+package enum Clamp {
     /// The longest duration ever used, in seconds: about 31 years, far below any overflow.
-    static let maxSeconds: Double = 1_000_000_000
+    package static let maxSeconds: Double = 1_000_000_000
 
     /// `seconds` as a usable timeout: `nil` for NaN, zero or negative values (no timeout given);
     /// infinity and huge values become ``maxSeconds``.
-    static func timeout(_ seconds: Double) -> Double? {
+    package static func timeout(_ seconds: Double) -> Double? {
         guard !seconds.isNaN, seconds > 0 else { return nil }
         return min(seconds, maxSeconds)
     }

@@ -90,9 +90,12 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         var session: URLSession?
         if givenTransport == nil, let delegate = configuration.sessionDelegate {
             let sessionConfiguration = URLSessionConfiguration.default
-            sessionConfiguration.httpAdditionalHeaders = configuration.headers
-            if configuration.timeoutInterval > 0 {
-                sessionConfiguration.timeoutIntervalForRequest = configuration.timeoutInterval
+            // The configuration's headers are not copied into the session: every request already
+            // carries them (RequestAssembler), and a session adds its headers to every hop, so a
+            // credential header stripped for a redirect to another origin came back there.
+            // The timeout is clamped: corelibs converts it to whole milliseconds as an Int.
+            if let timeout = Clamp.timeout(configuration.timeoutInterval) {
+                sessionConfiguration.timeoutIntervalForRequest = timeout
             }
             if let policy = configuration.cachePolicy { sessionConfiguration.requestCachePolicy = policy }
             session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)

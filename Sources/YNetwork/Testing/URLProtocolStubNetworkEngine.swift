@@ -55,13 +55,17 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
     }
 
     /// Makes a new session with ``protocolClasses`` and the configuration's session delegate,
-    /// headers, timeout and cache policy; the previous session, if any, is invalidated.
+    /// timeout and cache policy (its headers are on every request already); the previous
+    /// session, if any, is invalidated.
     public func configure(with configuration: NetworkEngineConfiguration) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.protocolClasses = protocolClasses
-        sessionConfiguration.httpAdditionalHeaders = configuration.headers
-        if configuration.timeoutInterval > 0 {
-            sessionConfiguration.timeoutIntervalForRequest = configuration.timeoutInterval
+        // The configuration's headers are not copied into the session: every request already
+        // carries them (RequestAssembler), and a session adds its headers to every hop, so a
+        // credential header stripped for a redirect to another origin came back there.
+        // The timeout is clamped: corelibs converts it to whole milliseconds as an Int.
+        if let timeout = Clamp.timeout(configuration.timeoutInterval) {
+            sessionConfiguration.timeoutIntervalForRequest = timeout
         }
         if let policy = configuration.cachePolicy { sessionConfiguration.requestCachePolicy = policy }
         let session = URLSession(

@@ -24,6 +24,9 @@ private struct Get: NetworkRequest {
     var headers: HttpHeaders? = ["Cookie": "session=yn-cookie-secret", "Proxy-Authorization": "Basic yn-proxy-secret"]
 }
 
+/// A session delegate that does nothing: giving one makes URLNetworkEngine build its own session.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {}
+
 /// nginx serving TLS with a self-signed certificate for localhost, made with `openssl`.
 private struct SelfSignedNginx {
     let directory: URL
@@ -98,6 +101,51 @@ struct YNetworkTransportSecurityTests {
         #expect(first.header("Cookie") == "session=yn-cookie-secret")
         let landed = try #require(landingServer.requests(path: "/landing").first)
         #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
+    }
+
+    @Test(
+        "With a session delegate, the configuration's headers are sent to the base origin and not after a redirect to another"
+    )
+    func delegateSessionHeadersStayHome() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        other.route("GET", "/landing") { _ in .json(#"{"id":1,"name":"elsewhere"}"#) }
+        server.route("GET", "/start") { _ in .redirect(to: other.url("/landing").absoluteString) }
+        let delegate = SessionDelegate()
+        let manager = NetworkManager()
+        manager.configure(
+            with: NetworkManagerConfiguration(
+                basePath: server.baseURL.absoluteString,
+                headers: ["X-API-Key": "yn-key-secret", "Authorization": "Bearer yn-config-secret"],
+                sessionDelegate: delegate))
+
+        let user: User = try await manager.submit(Get(headers: nil))
+
+        #expect(user.name == "elsewhere")
+        #expect(server.requests(path: "/start").first?.header("X-API-Key") == "yn-key-secret")
+        let landed = try #require(other.requests(path: "/landing").first)
+        #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
+        withExtendedLifetime(delegate) {}
+    }
+
+    @Test("With a session delegate, a timeout of any Double (.infinity, .greatestFiniteMagnitude, .nan) sends normally")
+    func delegateSessionTimeouts() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/start") { _ in .json(#"{"id":1,"name":"x"}"#) }
+        let delegate = SessionDelegate()
+        for timeout in [TimeInterval.infinity, .greatestFiniteMagnitude, .nan, -1, 1e300] {
+            let manager = NetworkManager()
+            manager.configure(
+                with: NetworkManagerConfiguration(
+                    basePath: server.baseURL.absoluteString, timeoutInterval: timeout, sessionDelegate: delegate))
+            let user: User = try await manager.submit(Get(headers: nil))
+            #expect(user.id == 1, "\(timeout)")
+        }
+        #expect(server.requests(path: "/start").count == 5)
+        withExtendedLifetime(delegate) {}
     }
 
     @Test(
