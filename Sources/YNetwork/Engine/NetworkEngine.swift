@@ -79,7 +79,10 @@ extension NetworkEngine {
             throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
         }
         var inMemory = request
-        let body = try Data(contentsOf: file)
+        // Only a regular file, at most RequestBodyStream.maxBytes: /dev/zero or a FIFO would
+        // be read until memory ran out, or hold the thread in open(2).
+        let body = try RegularFile.contents(
+            file.localFilePath ?? file.path, limit: RequestBodyStream.maxBytes, request: request.url)
         inMemory.httpBody = body
         let (data, response) = try await submit(inMemory)
         let sent = Int64(body.count)

@@ -82,20 +82,26 @@ extension MultipartBuilder {
             try write(Data("--\(boundary)\r\n".utf8))
             switch part {
             case .file(let info) where info.fileURL != nil:
-                guard let url = info.fileURL, url.isFileURL, let input = try? FileHandle(forReadingFrom: url) else {
-                    throw MultipartError.unreadableFile(info.fileURL ?? destination)
-                }
+                // Only a regular file (opened without waiting, a symbolic link followed), and no
+                // more than its size when opened: `/dev/zero` filled the disk, a FIFO held the
+                // thread in open(2), a file still growing grew the body with it.
+                guard let url = info.fileURL, let path = url.localFilePath,
+                    let (descriptor, size) = try? RegularFile.opened(path, request: nil)
+                else { throw MultipartError.unreadableFile(info.fileURL ?? destination) }
+                let input = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                 defer { try? input.close() }
                 try write(Data(part.head(name: name).utf8))
                 var scanner = BoundaryScanner(boundary: boundary)
-                while true {
+                var left = size
+                while left > 0 {
                     let chunk: Data?
-                    do { chunk = try input.read(upToCount: 256 * 1024) } catch {
+                    do { chunk = try input.read(upToCount: Int(min(left, 256 * 1024))) } catch {
                         throw MultipartError.unreadableFile(url)
                     }
-                    guard let chunk, !chunk.isEmpty else { break }
+                    guard let chunk, !chunk.isEmpty else { throw MultipartError.unreadableFile(url) }
                     guard !scanner.isFound(in: chunk) else { throw MultipartError.boundaryInContent(part: name) }
                     try write(chunk)
+                    left -= Int64(chunk.count)
                 }
                 try write(Data("\r\n".utf8))
             default:

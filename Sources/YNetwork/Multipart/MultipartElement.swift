@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 /// One part of a multipart body: a form field or a file.
 public enum MultipartElement: Sendable {
@@ -19,7 +20,8 @@ public enum MultipartElement: Sendable {
 
     /// The part's bytes, reading a file part given by URL.
     ///
-    /// - Throws: ``MultipartError/unreadableFile(_:)`` when that file cannot be read.
+    /// - Throws: ``MultipartError/unreadableFile(_:)`` when that file cannot be read, is not a
+    ///   regular file, or is larger than ``RequestBodyStream/maxBytes``.
     func content() throws -> Data {
         switch self {
         case .formField(let value):
@@ -28,12 +30,12 @@ public enum MultipartElement: Sendable {
             guard let url = info.fileURL else { return info.data ?? Data() }
             // Only a local file: `Data(contentsOf:)` would fetch an `http(s)` URL itself, and
             // another URL's path must not be read as a local one.
-            guard url.isFileURL else { throw MultipartError.unreadableFile(url) }
-            do {
-                return try Data(contentsOf: url)
-            } catch {
-                throw MultipartError.unreadableFile(url)
-            }
+            // Only a regular file, at most RequestBodyStream.maxBytes: `/dev/zero` was read until
+            // memory ran out, a FIFO held the thread in open(2).
+            guard let path = url.localFilePath,
+                let data = try? RegularFile.contents(path, limit: RequestBodyStream.maxBytes, request: nil)
+            else { throw MultipartError.unreadableFile(url) }
+            return data
         }
     }
 
@@ -49,15 +51,22 @@ public enum MultipartElement: Sendable {
     }
 
     /// The size of the part's body bytes, without reading a file (from its size on disk).
+    ///
+    /// - Throws: ``MultipartError/unreadableFile(_:)`` for a file that cannot be opened or is not
+    ///   a regular file.
     func contentLength() throws -> Int64 {
         switch self {
         case .formField(let value):
             return Int64(value.description.utf8.count)
         case .file(let info):
             if let url = info.fileURL {
-                guard let path = url.localFilePath else { throw MultipartError.unreadableFile(url) }
-                let attributes = try FileManager.default.attributesOfItem(atPath: path)
-                return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+                // The size of what a read gets: a symbolic link followed, anything but a regular
+                // file refused (a device or FIFO has size 0 and no end).
+                guard let path = url.localFilePath, let opened = try? RegularFile.opened(path, request: nil) else {
+                    throw MultipartError.unreadableFile(url)
+                }
+                close(opened.descriptor)
+                return opened.size
             }
             return Int64(info.data?.count ?? 0)
         }

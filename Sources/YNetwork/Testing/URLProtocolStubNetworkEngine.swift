@@ -112,7 +112,10 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
             throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
         }
         var request = request
-        let body = try Data(contentsOf: file)
+        // Only a regular file, at most RequestBodyStream.maxBytes: /dev/zero or a FIFO would
+        // be read until memory ran out, or hold the thread in open(2).
+        let body = try RegularFile.contents(
+            file.localFilePath ?? file.path, limit: RequestBodyStream.maxBytes, request: request.url)
         request.httpBody = body
         let result = try await Self.exchange(request, on: session)
         progress?(

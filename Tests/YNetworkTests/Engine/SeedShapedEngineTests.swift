@@ -95,6 +95,25 @@ struct SeedShapedEngineTests {
         #expect(engine.requests.map { $0.url?.path } == ["/file", "/upload"], "both went through the engine's submit")
     }
 
+    @Test(
+        "A seed-shaped engine's default upload refuses /dev/zero at once (it read until memory ran out); nothing is sent"
+    )
+    func seedEngineUploadOfADevice() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let engine = SeedShapedEngine(transport: DefaultTransport.make())
+        let request = URLRequest(url: server.url("/upload"))
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await engine.upload(request, fromFile: URL(fileURLWithPath: "/dev/zero"), progress: nil)
+        } throws: { error in
+            (error as? TransportError)?.code == .invalidRequest
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(engine.requests.isEmpty)
+        #expect(server.receivedRequests.isEmpty)
+    }
+
     @Test("URLNetworkEngine.submitBackgroundDownload/Upload run on the delegate session and report to the delegate")
     func delegateDrivenTransfers() async throws {
         let server = try LoopbackServer()

@@ -1,6 +1,7 @@
 import Foundation
 import GentleNetworking
 import GentleNetworkingTesting
+import Synchronization
 import Testing
 
 @testable import YNetwork
@@ -114,6 +115,79 @@ struct MultipartTests {
             #expect(underlying as? MultipartError == .unreadableFile(missing))
         }
         #expect(server.receivedRequests.isEmpty)
+    }
+
+    /// Runs `body` on a thread of its own and waits at most `seconds`: a read of `/dev/zero` or
+    /// an open of a FIFO does not return, so it must not hold the test.
+    private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
+    @Test(
+        "A file part that is /dev/zero or a FIFO is unreadableFile at once, in memory and streamed; nothing is sent",
+        arguments: ["/dev/zero", "fifo"])
+    func notARegularFile(kind: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yn-special-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = kind == "fifo" ? directory.appendingPathComponent("pipe").path : kind
+        if kind == "fifo" { #expect(mkfifo(path, 0o600) == 0) }
+        let special = URL(fileURLWithPath: path)
+        let big = Data(repeating: 0x41, count: 11 << 20)
+        let forms = [
+            "in memory": MultipartForm(parts: [
+                "f": .file(info: MultipartFileInfo(fileName: "z", fileURL: special, mimeType: "x/y"))
+            ]),
+            "streamed": MultipartForm(parts: [
+                "a": .file(info: MultipartFileInfo(fileName: "big", data: big, mimeType: "x/y")),
+                "f": .file(info: MultipartFileInfo(fileName: "z", fileURL: special, mimeType: "x/y")),
+            ]),
+        ]
+        let assembler = RequestAssembler(configuration: NetworkManagerConfiguration(basePath: "https://h.example"))
+        for (name, form) in forms {
+            let outcome = Mutex<(any Error)?>(nil)
+            let finished = finishes(within: 10) {
+                do {
+                    let built = try assembler.build(Upload(multipart: form))
+                    built.removeTemporaryFile()
+                } catch {
+                    outcome.withLock { $0 = error }
+                }
+            }
+            #expect(finished, "\(name): still reading \(path) after 10 s")
+            guard finished else { continue }
+            let error = outcome.withLock { $0 }
+            guard case .serialization(let underlying)? = error as? YNetwork.NetworkError else {
+                Issue.record("\(name): \(String(describing: error))")
+                continue
+            }
+            #expect(underlying as? MultipartError == .unreadableFile(special), "\(name): \(underlying)")
+        }
+    }
+
+    @Test("A file part given as a symbolic link sends the file it points to, at its size")
+    func symbolicLinkPart() throws {
+        let target = try makePatternFile(size: 50_000)
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("yn-link-\(UUID())")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        defer {
+            try? FileManager.default.removeItem(at: target)
+            try? FileManager.default.removeItem(at: link)
+        }
+        let form = MultipartForm(
+            parts: ["f": .file(info: MultipartFileInfo(fileName: "l", fileURL: link, mimeType: "x/y"))],
+            boundary: "link-boundary")
+        let assembler = RequestAssembler(configuration: NetworkManagerConfiguration(basePath: "https://h.example"))
+        let built = try assembler.build(Upload(multipart: form))
+        let body = try #require(built.request.httpBody)
+        #expect(body.count == Int(try form.contentLength()))
+        let parts = try #require(parseMultipart(body, boundary: "link-boundary"))
+        #expect(parts.first?.body == (try Data(contentsOf: target)))
     }
 
     private func temporaryMultipartFiles() -> Set<String> {
