@@ -12,10 +12,11 @@ enum Redactor {
     ]
     private static let sensitiveNameFragments = [
         "token", "password", "passwd", "secret", "apikey", "api_key", "api-key", "authorization",
-        "credential", "session", "sessid", "signature", "cookie",
+        "credential", "session", "sessid", "signature", "cookie", "code_verifier", "assertion",
     ]
-    /// Names that are secrets only as a whole word (`sid` is in `inside`).
-    private static let sensitiveExactNames: Set<String> = ["sid", "auth"]
+    /// Names that are secrets only as a whole word (`sid` is in `inside`, `sig` in `signal`):
+    /// `sig` is an Azure shared-access signature, a bearer credential in a URL.
+    private static let sensitiveExactNames: Set<String> = ["sid", "auth", "sig"]
 
     /// The most bytes of a body that are parsed or scanned to make an excerpt: 64 KiB. A larger
     /// body is never parsed whole; its prefix is redacted by ``redactJSONPrefix(_:outputLimit:)``.
@@ -200,7 +201,7 @@ enum Redactor {
     }
 
     /// Headers whose value is a URL (absolute or relative): shown as ``url(_:)`` shows one.
-    private static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
+    private static let urlHeaders: Set<String> = ["location", "content-location", "referer", "link", "refresh"]
 
     static func isURLHeader(_ name: String) -> Bool {
         urlHeaders.contains(name.lowercased())
@@ -269,6 +270,13 @@ enum Redactor {
             {
                 if let password = components.password { values.insert(password) }
                 if let password = components.percentEncodedPassword { values.insert(password) }
+                // The user name too (a token is often given as one: `https://sk_live_…@host`), and
+                // the Basic credential the transports make of both, which a server may echo.
+                if let user = components.user { values.insert(user) }
+                if let user = components.percentEncodedUser { values.insert(user) }
+                if let user = components.user {
+                    values.insert(Data("\(user):\(components.password ?? "")".utf8).base64EncodedString())
+                }
             }
         }
         // The forms a value takes when a server echoes it inside other text: percent-encoded in
@@ -353,18 +361,16 @@ enum Redactor {
         }
         if text == nil {
             let prefix = [UInt8](data.prefix(maxScannedBodyBytes))
-            guard isUTF8(prefix, truncated: size > prefix.count) else {
+            // NUL is binary too: UTF-16 text passes as UTF-8, with a NUL in every key.
+            guard !prefix.contains(0), isUTF8(prefix, truncated: size > prefix.count) else {
                 return "<\(size) bytes of binary data>"
             }
-            if let first = prefix.first(where: { !isJSONWhitespace($0) }),
-                first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-            {
-                let longestSecret = secrets.map(\.utf8.count).max() ?? 0
-                text = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
-            } else {
-                let string = String(decoding: prefix, as: UTF8.self)
-                text = string.contains("=") && !string.contains(" ") ? redactForm(string) : string
-            }
+            // Whatever it starts with (a byte-order mark, `)]}'`, a log line), every `"name":`
+            // in it is redacted as JSON: a body JSON cannot parse (NDJSON, a trailing comma, a
+            // cut) still holds fields.
+            let longestSecret = secrets.map(\.utf8.count).max() ?? 0
+            let string = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
+            text = string.contains("=") && !string.contains(" ") ? redactForm(string) : string
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
@@ -425,6 +431,12 @@ enum Redactor {
     /// value cut off by the end of `bytes` is redacted too. Stops once `outputLimit` bytes are
     /// written. Everything else is kept as it is.
     static func redactJSONPrefix(_ bytes: ArraySlice<UInt8>, outputLimit: Int) -> String {
+        String(decoding: redactedJSONBytes(bytes, outputLimit: outputLimit), as: UTF8.self)
+    }
+
+    /// ``redactJSONPrefix(_:outputLimit:)`` as bytes: the bytes that are not redacted are kept
+    /// as they are, UTF-8 or not.
+    static func redactedJSONBytes(_ bytes: ArraySlice<UInt8>, outputLimit: Int) -> [UInt8] {
         let quote = UInt8(ascii: "\""), colon = UInt8(ascii: ":")
         var output: [UInt8] = []
         output.reserveCapacity(min(bytes.count, outputLimit) + 16)
@@ -455,7 +467,7 @@ enum Redactor {
             index = endOfValue(bytes, from: index)
             output.append(contentsOf: Array("\"\(placeholder)\"".utf8))
         }
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
     /// The index after the string starting at `start` (a quote), and whether it was closed
     /// before the end of `bytes`.

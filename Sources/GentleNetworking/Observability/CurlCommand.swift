@@ -71,6 +71,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         }
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         for (name, value) in headers {
+            // curl counts the body it sends, which redaction changes (or leaves out); a caller's
+            // length would then frame a different body (the rest read as a next request).
+            if name.equalsIgnoringASCIICase("content-length") { continue }
             let shown =
                 redact ? Redactor.scrub(Redactor.headerValue(name: name, value: value), secrets: secretValues) : value
             // `Name:` with no value would tell curl to drop the header; `Name;` sends it empty.
@@ -137,6 +140,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         {
             return scrubbed(data, secrets: secrets)
         }
+        // JSON that does not parse (NDJSON, a trailing comma, one Latin-1 byte) still has its
+        // `"name":` fields redacted, byte for byte.
+        let body = Data(Redactor.redactedJSONBytes([UInt8](body)[...], outputLimit: Int.max))
         guard let text = String(validating: body, as: UTF8.self) else {
             // Never the body unredacted: a conversion that fails gives the placeholder instead.
             guard let bytes = String(data: body, encoding: .isoLatin1) else { return Data(Redactor.placeholder.utf8) }

@@ -96,6 +96,81 @@ struct ObservabilityLeakTests {
         #expect(!text.contains("SEKRIT"), "\(text)")
     }
 
+    @Test(
+        "cURL: JSON that does not parse (NDJSON, a trailing comma, a Latin-1 byte) still has its secret fields redacted"
+    )
+    func unparsableJSON() throws {
+        let bodies: [(String, Data)] = [
+            ("ndjson", Data("{\"user\":\"ada\",\"password\":\"pw-SEKRIT-8\"}\n{\"user\":\"bob\"}\n".utf8)),
+            ("trailing comma", Data(#"{"user":"ada","password":"pw-SEKRIT-8",}"#.utf8)),
+            ("latin-1", Data(#"{"user":"Jos"#.utf8) + Data([0xE9]) + Data(#"","password":"pw-SEKRIT-8"}"#.utf8)),
+        ]
+        for (name, body) in bodies {
+            let request = try Self.post("http://127.0.0.1:9/x", body: body, contentType: "application/x-ndjson")
+            let command = CurlCommand(request)
+            let shown = command.description + String(decoding: command.standardInput ?? Data(), as: UTF8.self)
+            #expect(!shown.contains("SEKRIT"), "\(name): \(shown)")
+            #expect(shown.contains("ada") || shown.contains("Jos"), "\(name): the rest is kept: \(shown)")
+        }
+    }
+
+    @Test("cURL: the caller's Content-Length is left out (curl counts what it sends); the redacted command runs")
+    func contentLengthLeftOut() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/login") { _ in .status(204) }
+        let body = Data(#"{"user": "ada", "password": "pw-1"}"#.utf8)
+        var request = try Self.post(server.url("/login").absoluteString, body: body, contentType: "application/json")
+        request.setValue("\(body.count)", forHTTPHeaderField: "Content-Length")
+        let command = CurlCommand(request)
+        #expect(!command.arguments.contains { $0.lowercased().hasPrefix("content-length") }, "\(command.arguments)")
+        let (status, output) = try runInShell(command.description + " --silent --show-error -o /dev/null")
+        #expect(status == 0, "\(output)")
+        let seen = try #require(server.receivedRequests.first)
+        #expect(seen.header("Content-Length") == "\(seen.body.count)")
+        #expect(String(decoding: seen.body, as: UTF8.self).contains("<redacted>"))
+        #expect(server.receivedRequests.count == 1, "the rest of the body was not read as another request")
+    }
+
+    @Test("Records: a URL's user name and the Basic credential made of it are scrubbed where a server echoes them")
+    func userInfoUserAndBasic() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://bob:pw-SEKRIT-4@api.example.com/x")))
+        let text = try Self.logged(request, body: Data("got Basic Ym9iOnB3LVNFS1JJVC00".utf8))
+        #expect(!text.contains("Ym9iOnB3LVNFS1JJVC00"), "\(text)")
+        let token = URLRequest(url: try #require(URL(string: "https://sk_live_SEKRIT5:@api.example.com/x")))
+        let echoed = try Self.logged(token, body: Data("invalid key sk_live_SEKRIT5".utf8))
+        #expect(!echoed.contains("SEKRIT5"), "\(echoed)")
+    }
+
+    @Test("Records: sig (Azure SAS), code_verifier and client_assertion are secrets; a Link header's URL is redacted")
+    func moreCredentialNames() throws {
+        for name in ["sig", "SIG", "code_verifier", "client_assertion", "assertion"] {
+            #expect(Redactor.isSensitiveName(name), "\(name)")
+        }
+        for name in ["signal", "design", "code", "assert"] {
+            #expect(!Redactor.isSensitiveName(name), "\(name)")
+        }
+        let request = URLRequest(
+            url: try #require(URL(string: "https://acct.blob.core.windows.net/c/b?sv=2024&sp=r&sig=SEKRIT-SAS")))
+        let text = try Self.logged(
+            request, headers: ["Link": "<https://h.example/next?session=SEKRIT-LINK>; rel=next"], body: Data())
+        #expect(!text.contains("SEKRIT"), "\(text)")
+    }
+
+    @Test("Records: a large JSON body after a byte-order mark, and a UTF-16 body, show no secret")
+    func bomAndUTF16() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/x")))
+        let filler = String(repeating: "x", count: 70_000)
+        let json = #"{"access_token":"SEKRIT-7","items":""# + filler + #""}"#
+        let bom = try Self.logged(request, body: Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8))
+        #expect(!bom.contains("SEKRIT"), "\(bom.prefix(300))")
+        #expect(bom.contains("access_token"))
+        let utf16 = try #require(json.data(using: .utf16LittleEndian))
+        let wide = try Self.logged(request, body: utf16)
+        // Its keys hold NULs, so no field name matched: shown as binary, never as text.
+        #expect(wide.contains("bytes of binary data") && !wide.contains("S\\u{0}E"), "\(wide.prefix(300))")
+    }
+
     @Test("Records: a credential echoed percent-encoded (in a Location) or JSON-escaped is scrubbed")
     func encodedEcho() throws {
         var request = URLRequest(
