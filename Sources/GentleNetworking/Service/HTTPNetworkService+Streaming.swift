@@ -70,7 +70,7 @@ extension HTTPNetworkService {
     }
 
     /// ``stream(to:via:)`` as Server-Sent Events; see
-    /// ``HTTPByteStream/serverSentEvents(maxLineBytes:maxEventBytes:)``.
+    /// ``HTTPByteStream/serverSentEvents(maxLineBytes:maxEventBytes:lastEventID:)``.
     public func serverSentEvents(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol,
         maxLineBytes: Int = LineSplitter.defaultMaxLineBytes,

@@ -131,8 +131,10 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
                     body.cancel()
                     return action
                 }
+                // The ID in force carries on: an event before this body's first `id:` has it.
                 events = body.serverSentEvents(
-                    maxLineBytes: sequence.maxLineBytes, maxEventBytes: sequence.maxEventBytes
+                    maxLineBytes: sequence.maxLineBytes, maxEventBytes: sequence.maxEventBytes,
+                    lastEventID: lastEventID
                 ).makeAsyncIterator()
             } catch {
                 if Task.isCancelled || RetryPolicy.isCancellation(error) { return state.cancelled() }

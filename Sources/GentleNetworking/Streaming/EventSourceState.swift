@@ -90,8 +90,8 @@ public struct EventSourceState: Sendable {
         let seconds = Double(max(0, milliseconds)) / 1000
         // The floor never exceeds the client's own default: a server's value then cannot make
         // it wait longer than saying nothing would.
-        let floor = min(policy.minReconnectionTime, policy.defaultReconnectionTime)
-        serverReconnectionTime = min(max(seconds, floor), policy.maxReconnectionTime)
+        let floor = min(policy.minimum, policy.fallback)
+        serverReconnectionTime = min(max(seconds, floor), policy.maximum)
     }
 
     /// The stream set an ID in a block that dispatched no event.
@@ -135,12 +135,13 @@ public struct EventSourceState: Sendable {
             case .dropped: return end(.fail(.reconnectsExhausted(reconnectsWithoutProgress)))
             }
         }
-        let base = serverReconnectionTime ?? policy.defaultReconnectionTime
+        let base = serverReconnectionTime ?? policy.fallback
         var delay = base
         if reconnectsWithoutProgress > 0 {
             let backedOff = backoff.jitter.delay(
-                attempt: reconnectsWithoutProgress - 1, baseDelay: backoff.baseDelay, maxDelay: backoff.maxDelay,
-                previousDelay: previousDelay, randomUnit: randomUnit)
+                attempt: reconnectsWithoutProgress - 1, baseDelay: RetryPolicy.setting(backoff.baseDelay, default: 0.5),
+                maxDelay: RetryPolicy.setting(backoff.maxDelay, default: 30), previousDelay: previousDelay,
+                randomUnit: randomUnit)
             delay = max(base, backedOff)
         }
         reconnectsWithoutProgress += 1
@@ -176,17 +177,26 @@ public struct EventSourcePolicy: Sendable {
     /// is how many are tried, its base, cap and jitter how long they wait.
     public var backoff: RetryPolicy
 
-    /// Creates a policy; negative or NaN times count as 0. `minReconnectionTime` is 0.5 s by
-    /// default (see ``minReconnectionTime``).
+    /// Creates a policy. A negative or NaN time means its default, here and when set through a
+    /// property later (`max(0, .nan)` is 0, and a 0 s wait reconnects back to back); infinity
+    /// and huge values are capped at about 31 years. `minReconnectionTime` is 0.5 s by default
+    /// (see ``minReconnectionTime``).
     public init(
         defaultReconnectionTime: TimeInterval = 3, maxReconnectionTime: TimeInterval = 60,
         backoff: RetryPolicy = RetryPolicy(), minReconnectionTime: TimeInterval = 0.5
     ) {
-        self.defaultReconnectionTime = defaultReconnectionTime.isNaN ? 0 : max(0, defaultReconnectionTime)
-        self.maxReconnectionTime = maxReconnectionTime.isNaN ? 0 : max(0, maxReconnectionTime)
-        self.minReconnectionTime = minReconnectionTime.isNaN ? 0 : max(0, minReconnectionTime)
+        self.defaultReconnectionTime = RetryPolicy.setting(defaultReconnectionTime, default: 3)
+        self.maxReconnectionTime = RetryPolicy.setting(maxReconnectionTime, default: 60)
+        self.minReconnectionTime = RetryPolicy.setting(minReconnectionTime, default: 0.5)
         self.backoff = backoff
     }
+
+    /// ``defaultReconnectionTime`` as used: NaN or negative (set through the property) is 3 s.
+    var fallback: TimeInterval { RetryPolicy.setting(defaultReconnectionTime, default: 3) }
+    /// ``maxReconnectionTime`` as used: NaN or negative is 60 s.
+    var maximum: TimeInterval { RetryPolicy.setting(maxReconnectionTime, default: 60) }
+    /// ``minReconnectionTime`` as used: NaN or negative is 0.5 s.
+    var minimum: TimeInterval { RetryPolicy.setting(minReconnectionTime, default: 0.5) }
 }
 
 /// Why an ``EventSourceSequence`` ended with an error.

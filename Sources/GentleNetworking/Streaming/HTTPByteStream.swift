@@ -4,7 +4,7 @@ import Foundation
 /// transport (``HTTPTransportProtocol/stream(for:)``).
 ///
 /// - Iterate it once. The chunks' sizes are the transport's; never rely on them (use
-///   ``lines(maxLineBytes:)``, ``serverSentEvents(maxLineBytes:maxEventBytes:)`` or
+///   ``lines(maxLineBytes:)``, ``serverSentEvents(maxLineBytes:maxEventBytes:lastEventID:)`` or
 ///   ``jsonLines(of:decoder:maxLineBytes:)``).
 /// - Leaving a `for try await` loop early (`break`, `return`, a thrown error) or cancelling the
 ///   iterating task ends the transfer at once: the connection is closed and everything is freed.

@@ -23,15 +23,23 @@ public struct JSONLinesSequence<Element: Decodable>: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var lines: LineReader
         let decoder: JSONLinesDecoder<Element>
+        /// Set once a line was refused: the iteration is over.
+        var ended = false
 
         /// The next element, or `nil` at the end of the body.
         ///
+        /// After it throws, the iteration is over: every later call returns `nil`, as the
+        /// standard library's throwing sequences do (the transfer was stopped, so the lines
+        /// after the refused one would be a body cut short without a word).
+        ///
         /// - Throws: ``StreamingError``, or what the byte stream throws.
         public mutating func next() async throws -> Element? {
+            if ended { return nil }
             while let line = try await lines.next() {
                 do {
                     if let element = try decoder.decode(line, number: lines.lineNumber) { return element }
                 } catch {
+                    ended = true
                     lines.stop()
                     throw error
                 }
@@ -42,6 +50,7 @@ public struct JSONLinesSequence<Element: Decodable>: AsyncSequence, Sendable {
 
     /// Starts iterating.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lines: LineReader(bytes: bytes.makeAsyncIterator(), maxLineBytes: maxLineBytes), decoder: decoder)
+        AsyncIterator(
+            lines: LineReader(bytes: bytes.makeAsyncIterator(), maxLineBytes: maxLineBytes), decoder: decoder)
     }
 }

@@ -6,16 +6,22 @@ extension HTTPByteStream {
     /// default) and each event's data to `maxEventBytes` (8 MiB by default); past either, or on
     /// invalid UTF-8, or when the body ends mid-event, it throws a ``StreamingError`` and ends the
     /// transfer.
+    ///
+    /// `lastEventID` is the event ID already in force (the one sent as `Last-Event-ID` when
+    /// resuming): events before the body's first `id:` carry it, as an `EventSource`'s
+    /// `lastEventId` would. `nil` by default.
     public func serverSentEvents(
         maxLineBytes: Int = LineSplitter.defaultMaxLineBytes,
-        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
+        maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes,
+        lastEventID: String? = nil
     ) -> ServerSentEventSequence {
-        ServerSentEventSequence(bytes: self, maxLineBytes: maxLineBytes, maxEventBytes: maxEventBytes)
+        ServerSentEventSequence(
+            bytes: self, maxLineBytes: maxLineBytes, maxEventBytes: maxEventBytes, lastEventID: lastEventID)
     }
 }
 
 /// A body's Server-Sent Events, as they arrive; see
-/// ``HTTPByteStream/serverSentEvents(maxLineBytes:maxEventBytes:)``.
+/// ``HTTPByteStream/serverSentEvents(maxLineBytes:maxEventBytes:lastEventID:)``.
 public struct ServerSentEventSequence: AsyncSequence, Sendable {
     /// An event, dispatched.
     public typealias Element = ServerSentEvent
@@ -23,11 +29,15 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
     let bytes: HTTPByteStream
     let maxLineBytes: Int
     let maxEventBytes: Int
+    let lastEventID: String?
 
     /// The iterator.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var lines: LineReader
         var parser: ServerSentEventParser
+        /// Set once an event was refused: the iteration is over (the half-built event and the
+        /// lines already read after it are never handed out).
+        var ended = false
 
         /// The last event ID the stream set so far (for `Last-Event-ID` when reconnecting).
         public var lastEventID: String? { parser.lastEventID }
@@ -36,12 +46,17 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
 
         /// The next event, or `nil` at the end of the body.
         ///
+        /// After it throws, the iteration is over: every later call returns `nil`, as the
+        /// standard library's throwing sequences do (never the rest of a refused event).
+        ///
         /// - Throws: ``StreamingError``, or what the byte stream throws.
         public mutating func next() async throws -> ServerSentEvent? {
+            if ended { return nil }
             while let line = try await lines.next() {
                 do {
                     if let event = try parser.consume(line: line) { return event }
                 } catch {
+                    ended = true
                     lines.stop()
                     throw error
                 }
@@ -55,6 +70,6 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
             lines: LineReader(bytes: bytes.makeAsyncIterator(), maxLineBytes: maxLineBytes),
-            parser: ServerSentEventParser(maxEventBytes: maxEventBytes))
+            parser: ServerSentEventParser(maxEventBytes: maxEventBytes, lastEventID: lastEventID))
     }
 }

@@ -47,11 +47,48 @@ struct EventSourceStateTests {
         var unfloored = EventSourceState(policy: EventSourcePolicy(minReconnectionTime: 0))
         unfloored.reconnectionTimeSet(milliseconds: 0)
         #expect(unfloored.serverReconnectionTime == 0)
-        #expect(EventSourcePolicy(minReconnectionTime: .nan).minReconnectionTime == 0)
+        #expect(EventSourcePolicy(minReconnectionTime: .nan).minReconnectionTime == 0.5)
         // The floor never exceeds the client's own default.
         var quick = EventSourceState(policy: EventSourcePolicy(defaultReconnectionTime: 0.2))
         quick.reconnectionTimeSet(milliseconds: 100)
         #expect(quick.serverReconnectionTime == 0.2)
+    }
+
+    @Test("A NaN or negative policy time means its default, given to init or set later; it never makes a 0 s storm")
+    func nanPolicies() {
+        func waitAfterOneEvent(_ policy: EventSourcePolicy, retry: Int?) -> EventSourceState.Action {
+            var state = EventSourceState(policy: policy)
+            _ = state.opened(statusCode: 200, contentType: "text/event-stream", randomUnit: 0)
+            if let retry { state.reconnectionTimeSet(milliseconds: retry) }
+            _ = state.received(ServerSentEvent(data: "x"))
+            return state.ended(failure: nil, randomUnit: 0)
+        }
+        for bad in [Double.nan, -1] {
+            #expect(
+                waitAfterOneEvent(EventSourcePolicy(maxReconnectionTime: bad), retry: 0)
+                    == .reconnect(after: 0.5, lastEventID: nil))
+            #expect(
+                waitAfterOneEvent(EventSourcePolicy(defaultReconnectionTime: bad), retry: nil)
+                    == .reconnect(after: 3, lastEventID: nil))
+            var later = EventSourcePolicy()
+            later.maxReconnectionTime = bad
+            #expect(waitAfterOneEvent(later, retry: 86_400_000) == .reconnect(after: 60, lastEventID: nil))
+            later = EventSourcePolicy()
+            later.defaultReconnectionTime = bad
+            #expect(waitAfterOneEvent(later, retry: nil) == .reconnect(after: 3, lastEventID: nil))
+            later = EventSourcePolicy()
+            later.minReconnectionTime = bad
+            #expect(waitAfterOneEvent(later, retry: 0) == .reconnect(after: 0.5, lastEventID: nil))
+        }
+        // The backoff's own NaN settings (set after init) mean their defaults too: the second
+        // reconnect without an event waits a backed-off delay, not 0 or NaN.
+        var policy = EventSourcePolicy(defaultReconnectionTime: 0.1)
+        policy.backoff.baseDelay = .nan
+        policy.backoff.maxDelay = .nan
+        policy.backoff.jitter = .disabled
+        var state = EventSourceState(policy: policy)
+        #expect(state.ended(failure: nil, randomUnit: 0) == .reconnect(after: 0.1, lastEventID: nil))
+        #expect(state.ended(failure: nil, randomUnit: 0) == .reconnect(after: 0.5, lastEventID: nil))
     }
 
     @Test("An event resets the backoff")

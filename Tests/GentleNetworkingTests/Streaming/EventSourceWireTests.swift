@@ -28,7 +28,8 @@ struct EventSourceWireTests {
                         ["retry: 600\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n", "id: 3\ndata: lost\n\n"],
                         closeAfter: 3)
                     : .eventStream(["retry: 600\n\n", "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"])
-            case 2: return .eventStream(["id: 3\ndata: three\n\n"])
+            // No `id:` before "three": the ID in force, 2, carries on (it was nil).
+            case 2: return .eventStream(["data: three\n\n", "id: 4\ndata: four\n\n"])
             default: return .status(204)
             }
         }
@@ -37,8 +38,13 @@ struct EventSourceWireTests {
         let source = service.eventSource(
             to: Endpoint(path: "/feed", method: .get, requiresAuth: true), via: environment(server), clock: clock.clock)
         var received: [String] = []
-        for try await event in source { received.append(event.data) }
-        #expect(received == ["one", "two", "three"])
+        var ids: [String?] = []
+        for try await event in source {
+            received.append(event.data)
+            ids.append(event.id)
+        }
+        #expect(received == ["one", "two", "three", "four"])
+        #expect(ids == ["1", "2", "2", "4"])
         let requests = server.requests(path: "/feed")
         #expect(requests.count == 3)
         func header(_ name: String, _ index: Int) -> String? {
@@ -46,7 +52,7 @@ struct EventSourceWireTests {
         }
         #expect(header("last-event-id", 0) == nil)
         #expect(header("last-event-id", 1) == "2")
-        #expect(header("last-event-id", 2) == "3")
+        #expect(header("last-event-id", 2) == "4")
         #expect((0..<3).allSatisfy { header("accept", $0) == "text/event-stream" })
         #expect((0..<3).allSatisfy { header("authorization", $0) == "Bearer tok" })
         // After the drop: the server's 600 ms; after the clean end: 600 ms again (progress was made).

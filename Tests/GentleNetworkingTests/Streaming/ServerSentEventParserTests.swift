@@ -114,3 +114,36 @@ struct ServerSentEventParserTests {
         #expect(try serverSentEvents("data: a\n\n: trailing comment\n").map(\.data) == ["a"])
     }
 }
+
+/// After a refused event or line, an iteration is over: nothing of what followed is handed out.
+@Suite("Streaming sequences end at their first error")
+struct StreamingSequenceEndTests {
+    @Test("An event too large throws once; the next call returns nil, never the rest of that event")
+    func serverSentEventsEnd() async throws {
+        var events = HTTPByteStream.chunks([Data("data: 12345\ndata: 67890\n\ndata: later\n\n".utf8)])
+            .serverSentEvents(maxEventBytes: 8).makeAsyncIterator()
+        await #expect(throws: StreamingError.self) { _ = try await events.next() }
+        let after = try await events.next()
+        #expect(after == nil, "\(String(describing: after))")
+    }
+
+    @Test("An undecodable JSON line throws once; the next call returns nil, not the lines after it")
+    func jsonLinesEnd() async throws {
+        struct Item: Decodable, Equatable { let n: Int }
+        var items = HTTPByteStream.chunks([Data("{\"n\":1}\nbad\n{\"n\":3}\n".utf8)])
+            .jsonLines(of: Item.self).makeAsyncIterator()
+        #expect(try await items.next() == Item(n: 1))
+        await #expect(throws: StreamingError.self) { _ = try await items.next() }
+        let after = try await items.next()
+        #expect(after == nil, "\(String(describing: after))")
+    }
+
+    @Test("Events before the body's first id: carry the ID given as lastEventID")
+    func stickyID() async throws {
+        var events = HTTPByteStream.chunks([Data("data: a\n\nid: 9\ndata: b\n\ndata: c\n\n".utf8)])
+            .serverSentEvents(lastEventID: "41").makeAsyncIterator()
+        #expect(try await events.next()?.id == "41")
+        #expect(try await events.next()?.id == "9")
+        #expect(try await events.next()?.id == "9")
+    }
+}
