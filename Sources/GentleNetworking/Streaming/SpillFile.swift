@@ -14,19 +14,28 @@ import Foundation
 ///
 /// The file is made owner-only (`mkstemp`) and unlinked at once: it has no name, nothing else
 /// can open it, and it disappears when closed, even if the process dies. It holds at most
-/// `limit` unread bytes; once the consumer has read everything it is truncated to zero, so the
-/// disk used is how far behind the consumer is, not how much went through.
+/// `limit` unread bytes, written round a ring of `limit` bytes, so the file never grows past
+/// `limit` however much goes through (appending, it grew by everything that went through while
+/// the consumer stayed behind); once the consumer has read everything it is truncated to zero.
 ///
 /// Not thread-safe: the owning buffer calls it only under its own lock.
 final class SpillFile {
     /// The most unread bytes the file holds.
     let limit: Int64
     private let descriptor: Int32
+    /// Bytes read and written since the file was last emptied; their place in the file is the
+    /// offset modulo ``limit``.
     private var readOffset: Int64 = 0
     private var writeOffset: Int64 = 0
 
     /// Bytes written and not yet read.
     var pending: Int64 { writeOffset - readOffset }
+
+    /// The size of the file on disk (for tests): at most ``limit``.
+    var sizeOnDisk: Int64 {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : -1
+    }
 
     /// Makes the file in `directory` (the temporary directory by default).
     ///
@@ -61,7 +70,10 @@ final class SpillFile {
             var done = 0
             while done < bytes.count {
                 guard let base = bytes.baseAddress else { return }
-                let written = pwrite(descriptor, base + done, bytes.count - done, off_t(writeOffset) + off_t(done))
+                // Up to the end of the ring, then from its start.
+                let position = (writeOffset + Int64(done)) % limit
+                let count = Int(min(Int64(bytes.count - done), limit - position))
+                let written = pwrite(descriptor, base + done, count, off_t(position))
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw TransportError(
@@ -84,16 +96,22 @@ final class SpillFile {
         var data = Data(count: wanted)
         let got = try data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) -> Int in
             guard let base = bytes.baseAddress else { return 0 }
-            while true {
-                let read = pread(descriptor, base, wanted, off_t(readOffset))
+            var got = 0
+            while got < wanted {
+                // Up to the end of the ring, then from its start.
+                let position = (readOffset + Int64(got)) % limit
+                let count = Int(min(Int64(wanted - got), limit - position))
+                let read = pread(descriptor, base + got, count, off_t(position))
                 if read < 0, errno == EINTR { continue }
                 guard read > 0 else {
+                    if got > 0 { break }
                     throw TransportError(
                         .other, url: nil,
                         message: "Could not read a stream's unread bytes back from disk (errno \(errno)).")
                 }
-                return read
+                got += read
             }
+            return got
         }
         if got < wanted { data.removeSubrange(got...) }
         readOffset += Int64(got)

@@ -156,6 +156,25 @@ struct ChunkBufferTests {
         #expect(try !SpillFile(limit: -5).write(Data([1])), "a negative limit holds nothing")
     }
 
+    @Test("SpillFile: a consumer that stays behind keeps the file within its limit, however much goes through")
+    func spillFileStaysWithinLimit() throws {
+        let file = try SpillFile(limit: 1 << 20)
+        #expect(try file.write(Self.pattern(0, 512 << 10)))
+        var written = 512 << 10
+        var read = 0
+        for _ in 0..<200 {
+            #expect(try file.write(Self.pattern(written, 64 << 10)))
+            written += 64 << 10
+            let chunk = try #require(try file.read(upTo: 64 << 10))
+            #expect(chunk == Self.pattern(read, 64 << 10), "in order across the ring's end, at \(read)")
+            read += chunk.count
+        }
+        #expect(file.pending == 512 << 10)
+        #expect(file.sizeOnDisk <= 1 << 20, "\(file.sizeOnDisk) bytes on disk for a 1 MiB limit (13 MiB went through)")
+        #expect(try file.read(upTo: 1 << 20) == Self.pattern(read, 512 << 10), "the rest, wrapped, in one read")
+        #expect(file.sizeOnDisk == 0, "emptied once drained")
+    }
+
     @Test("SpillFile in a directory that does not exist throws a typed error")
     func spillFileUnwritable() {
         #expect(throws: TransportError.self) {
