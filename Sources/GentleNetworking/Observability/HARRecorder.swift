@@ -16,7 +16,9 @@ import Foundation
 /// record it.
 ///
 /// Memory is bounded: at most `maxEntries` entries are kept (later ones are counted in
-/// `_droppedEntries`), and a request with no response or failure yet is held until then.
+/// `_droppedEntries`), and a request with no response or failure yet is held until then. Each
+/// entry keeps at most 8 KiB of a header value, 64 KiB of a header list (the rest counted in a
+/// `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a body.
 ///
 /// ```swift
 /// let har = HARRecorder()
@@ -134,8 +136,10 @@ public final class HARRecorder: NetworkLogger, Sendable {
         let started = request?.timestamp ?? outcome.timestamp.addingTimeInterval(-duration)
         let requestHeaders = request?.headers ?? [:]
         var requestObject: [String: Any] = [
-            "method": outcome.method, "url": outcome.url, "httpVersion": "HTTP/1.1", "cookies": [Any](),
-            "headers": headerList(requestHeaders), "queryString": queryList(request?.url ?? outcome.url),
+            "method": outcome.method.utf8Prefix(64, marker: "…"),
+            "url": outcome.url.utf8Prefix(maxURLBytes, marker: "…"), "httpVersion": "HTTP/1.1", "cookies": [Any](),
+            "headers": headerList(requestHeaders),
+            "queryString": queryList((request?.url ?? outcome.url).utf8Prefix(maxURLBytes)),
             "headersSize": -1, "bodySize": declaredSize(requestHeaders) ?? (request?.bodyExcerpt == nil ? 0 : -1),
         ]
         if let body = request?.bodyExcerpt {
@@ -151,14 +155,16 @@ public final class HARRecorder: NetworkLogger, Sendable {
         entry["request"] = requestObject
         if let address = final?.remoteAddress { entry["serverIPAddress"] = address }
         if let port = final?.remotePort { entry["connection"] = String(port) }
-        if let steps = outcome.metrics?.steps, !steps.isEmpty { entry["_steps"] = steps.map(\.description) }
+        if let steps = outcome.metrics?.steps, !steps.isEmpty {
+            entry["_steps"] = steps.prefix(64).map { $0.description.utf8Prefix(maxURLBytes, marker: "…") }
+        }
         switch outcome.event {
         case .failure:
             entry["response"] = [
                 "status": 0, "statusText": "", "httpVersion": "", "cookies": [Any](), "headers": [Any](),
                 "content": ["size": 0, "mimeType": ""], "redirectURL": "", "headersSize": -1, "bodySize": -1,
             ]
-            entry["_error"] = outcome.errorDescription ?? "unknown error"
+            entry["_error"] = (outcome.errorDescription ?? "unknown error").utf8Prefix(maxHeaderValueBytes, marker: "…")
         default:
             let headers = outcome.headers
             var content: [String: Any] = [
@@ -172,7 +178,8 @@ public final class HARRecorder: NetworkLogger, Sendable {
                 "status": outcome.statusCode ?? 0,
                 "statusText": HTTPURLResponse.localizedString(forStatusCode: outcome.statusCode ?? 0),
                 "httpVersion": httpVersion, "cookies": [Any](), "headers": headerList(headers), "content": content,
-                "redirectURL": header("Location", in: headers) ?? "", "headersSize": -1,
+                "redirectURL": (header("Location", in: headers) ?? "").utf8Prefix(maxURLBytes, marker: "…"),
+                "headersSize": -1,
                 "bodySize": declaredSize(headers) ?? -1,
             ]
         }
@@ -222,8 +229,33 @@ public final class HARRecorder: NetworkLogger, Sendable {
         }
     }
 
+    /// The most bytes of one header value an entry keeps: 8 KiB.
+    static let maxHeaderValueBytes = 8 * 1024
+    /// The most bytes of names and values an entry keeps per header list: 64 KiB. A server's
+    /// head may hold 256 KiB, and each control byte in it is written as six (`\u0001`): kept
+    /// whole, 10,000 entries of such heads held gigabytes.
+    static let maxHeaderListBytes = 64 * 1024
+    /// The most bytes of a URL an entry keeps: 16 KiB.
+    static let maxURLBytes = 16 * 1024
+
+    /// The headers as HAR lists them, sorted by name, each value cut to
+    /// ``maxHeaderValueBytes`` and the list to ``maxHeaderListBytes`` (the headers left out
+    /// are counted in a last `_truncated` pseudo-header).
     private static func headerList(_ headers: [String: String]) -> [[String: String]] {
-        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { ["name": $0.key, "value": $0.value] }
+        var list: [[String: String]] = []
+        var bytes = 0
+        let sorted = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
+        for (index, (name, value)) in sorted.enumerated() {
+            let name = name.utf8Prefix(maxHeaderValueBytes, marker: "…")
+            let value = value.utf8Prefix(maxHeaderValueBytes, marker: "… (\(value.utf8.count) bytes)")
+            bytes += name.utf8.count + value.utf8.count
+            guard bytes <= maxHeaderListBytes else {
+                list.append(["name": "_truncated", "value": "\(sorted.count - index) more headers left out"])
+                break
+            }
+            list.append(["name": name, "value": value])
+        }
+        return list
     }
 
     private static func header(_ name: String, in headers: [String: String]) -> String? {
@@ -237,10 +269,11 @@ public final class HARRecorder: NetworkLogger, Sendable {
         }
     }
 
-    /// The query of `url` (already redacted), item by item, percent-decoded.
+    /// The query of `url` (already redacted), item by item, percent-decoded: the first 256.
     private static func queryList(_ url: String) -> [[String: String]] {
         guard let query = url.split(separator: "?", maxSplits: 1).dropFirst().first else { return [] }
-        return query.split(separator: "&").map { pair in
+        // At most 256 items: a 16 KiB query of `q=1&…` is 4,000 of them, each an object.
+        return query.split(separator: "&").prefix(256).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decoded(_ text: Substring?) -> String {
                 let raw = String(text ?? "").replacingOccurrences(of: "+", with: " ")

@@ -56,16 +56,7 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
     /// `text` cut to `limit` bytes (``maxTextBytes`` by default) at a character boundary, with
     /// `marker` when cut.
     static func capped(_ text: String, at limit: Int = maxTextBytes, marker: String = "…") -> String {
-        guard text.utf8.count > limit else { return text }
-        var kept = text.startIndex
-        var count = 0
-        for index in text.indices {
-            let width = text[index].utf8.count
-            if count + width > limit { break }
-            count += width
-            kept = text.index(after: index)
-        }
-        return String(text[..<kept]) + marker
+        text.utf8Prefix(limit, marker: marker)
     }
 
     private static func unscrubbed(

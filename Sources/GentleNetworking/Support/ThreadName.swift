@@ -7,11 +7,7 @@ import Foundation
 /// thread names itself with `pthread_setname_np`.
 package enum ThreadName {
     package static func setCurrent(_ name: String) {
-        var capped = ""
-        for character in name {
-            guard capped.utf8.count + String(character).utf8.count <= 15 else { break }
-            capped.append(character)
-        }
+        let capped = name.utf8Prefix(15)
         #if canImport(Glibc) || canImport(Musl)
             // Glibc declares pthread_setname_np only under _GNU_SOURCE, so Swift cannot see it;
             // look it up at run time instead.

@@ -171,6 +171,31 @@ struct ObservabilityLeakTests {
         #expect(wide.contains("bytes of binary data") && !wide.contains("S\\u{0}E"), "\(wide.prefix(300))")
     }
 
+    @Test("HAR: a hostile server's huge heads of control bytes are kept bounded per entry, and the file stays valid")
+    func harHeadersBounded() throws {
+        let har = HARRecorder()
+        let noise = String(repeating: "\u{1}", count: 1024)
+        var headers: [String: String] = [:]
+        for index in 0..<200 { headers["X-Flood-\(index)"] = noise }
+        headers["X-Huge"] = String(repeating: "y", count: 100_000)
+        let url = try #require(URL(string: "https://api.example.com/x?" + String(repeating: "q=1&", count: 10_000)))
+        for _ in 0..<20 {
+            let session = try #require(NetworkLogSession(logger: har, request: URLRequest(url: url), alsoHeaders: []))
+            let response = try #require(
+                HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers))
+            session.response(response, body: Data("{}".utf8))
+        }
+        let data = har.harData()
+        #expect(data.count < 20 * 128 * 1024, "\(data.count) bytes for 20 entries")
+        let log = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        #expect(entries.count == 20)
+        let response = try #require(entries.first?["response"] as? [String: Any])
+        let list = try #require(response["headers"] as? [[String: String]])
+        #expect(list.last?["name"] == "_truncated", "\(list.last ?? [:])")
+    }
+
     @Test("Records: a credential echoed percent-encoded (in a Location) or JSON-escaped is scrubbed")
     func encodedEcho() throws {
         var request = URLRequest(
