@@ -35,6 +35,25 @@ struct BoundaryScanner {
         return false
     }
 
+    /// Throws ``MultipartError/invalidBoundary(_:)`` unless `boundary` is one RFC 2046 §5.1.1
+    /// allows: 1 to 70 `bchars` (letters, digits, `'()+_,-./:=?` and space), not ending in a
+    /// space.
+    static func validate(_ boundary: String) throws {
+        let bytes = boundary.utf8
+        let allowed = bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                true
+            default:
+                "'()+_,-./:=? ".utf8.contains(byte)
+            }
+        }
+        guard allowed, (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else {
+            throw MultipartError.invalidBoundary(boundary)
+        }
+    }
+
     /// Whether `data` holds the delimiter of `boundary` anywhere.
     static func contains(_ data: Data, boundary: String) -> Bool {
         contains(data, Array("--\(boundary)".utf8))

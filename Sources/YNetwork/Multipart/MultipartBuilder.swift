@@ -21,10 +21,12 @@ extension MultipartBuilder {
 
     /// The whole body in memory (the encoder is not used: parts carry their own bytes).
     ///
-    /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file part cannot be read;
+    /// - Throws: ``MultipartError/invalidBoundary(_:)`` for a boundary RFC 2046 does not allow;
+    ///   ``MultipartError/unreadableFile(_:)`` when a file part cannot be read;
     ///   ``MultipartError/boundaryInContent(part:)`` when a part's bytes hold `--` and the
     ///   boundary (the server would read what follows as parts of its own).
     public func body(encoder: DataEncoder?) throws -> Data {
+        try BoundaryScanner.validate(boundary)
         var data = Data()
         for name in parts.keys.sorted() {
             guard let part = parts[name] else { continue }
@@ -45,6 +47,7 @@ extension MultipartBuilder {
     ///
     /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file's size cannot be read.
     public func contentLength() throws -> Int64 {
+        try BoundaryScanner.validate(boundary)
         var total = Int64("--\(boundary)--\r\n".utf8.count)
         for (name, part) in parts {
             total += Int64("--\(boundary)\r\n".utf8.count + part.head(name: name).utf8.count + 2)
@@ -68,6 +71,7 @@ extension MultipartBuilder {
         // directory is shared (a file created open to others, then narrowed, can be opened by
         // another user in between and read through that descriptor later). An existing file is
         // narrowed before anything is written to it; a symbolic link is not followed.
+        try BoundaryScanner.validate(boundary)
         guard let path = destination.localFilePath else { throw MultipartError.cannotWrite(destination) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw MultipartError.cannotWrite(destination) }
@@ -140,12 +144,19 @@ public enum MultipartError: Error, Sendable, Equatable, CustomStringConvertible 
     /// server would read what follows as parts of its own. Nothing is sent; use another
     /// boundary (the default one is random).
     case boundaryInContent(part: String)
+    /// The boundary is not one RFC 2046 allows: 1 to 70 of `A-Z a-z 0-9 '()+_,-./:=?` and
+    /// space, not ending in a space. Sent unquoted, `b; x` would be read as the boundary `b`,
+    /// which the check for the boundary in a part's bytes does not look for.
+    case invalidBoundary(String)
 
     /// A sentence naming the file or the part.
     public var description: String {
         switch self {
         case .unreadableFile(let url): "Cannot read the multipart file \(url.path)."
         case .cannotWrite(let url): "Cannot write the multipart body to \(url.path)."
+        case .invalidBoundary(let boundary):
+            "The multipart boundary \"\(PrintableText.escaping(boundary))\" is not valid: 1 to 70 letters, digits "
+                + "or '()+_,-./:=? and spaces, not ending in a space."
         case .boundaryInContent(let part):
             "The multipart part \"\(PrintableText.escaping(part))\" contains its boundary; choose another boundary."
         }

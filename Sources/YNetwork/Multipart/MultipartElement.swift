@@ -73,14 +73,16 @@ public enum MultipartElement: Sendable {
     }
 
     /// A name or file name inside quotes, escaped as HTML forms do: `"` → `%22`, CR → `%0D`,
-    /// LF → `%0A`, so no value can end the header or add one.
+    /// LF → `%0A` (and NUL → `%00`, which servers' parsers cut at), so no value can end the
+    /// header or add one.
     static func quoted(_ text: String) -> String {
         text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+            .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: "\0", with: "%00")
     }
 
-    /// A header value with CR and LF removed.
+    /// A header value with CR, LF and NUL removed.
     static func headerSafe(_ text: String) -> String {
         text.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
+            .replacingOccurrences(of: "\0", with: "")
     }
 }

@@ -31,6 +31,45 @@ struct MultipartBoundaryTests {
         #expect(throws: MultipartError.boundaryInContent(part: "doc")) { try file.body(encoder: nil) }
     }
 
+    @Test(
+        "A boundary RFC 2046 does not allow is invalidBoundary, in memory, by size and streamed",
+        arguments: [
+            "b; charset=utf-8", "My\"Boundary", "", String(repeating: "b", count: 71), "ends ", "tab\there", "é",
+        ])
+    func invalidBoundary(boundary: String) throws {
+        let hostile = "\r\n--b\r\nContent-Disposition: form-data; name=\"role\"\r\n\r\nadmin"
+        let form = MultipartForm(parts: ["bio": .formField(value: hostile)], boundary: boundary)
+        #expect(throws: MultipartError.invalidBoundary(boundary)) { try form.body(encoder: nil) }
+        #expect(throws: MultipartError.invalidBoundary(boundary)) { try form.contentLength() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("yn-boundary-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(throws: MultipartError.invalidBoundary(boundary)) { try form.writeBody(to: file) }
+    }
+
+    @Test("Every RFC 2046 boundary character is accepted, up to 70 of them")
+    func validBoundaries() throws {
+        for boundary in ["'()+_,-./:=?", "a b", String(repeating: "Z9", count: 35), "x"] {
+            let form = MultipartForm(parts: ["f": .formField(value: "v")], boundary: boundary)
+            let body = try form.body(encoder: nil)
+            #expect(body.count == Int(try form.contentLength()))
+        }
+    }
+
+    @Test("NUL in a part's name, file name or type is escaped or removed, as CR and LF are")
+    func nulInPartHeaders() throws {
+        let form = MultipartForm(
+            parts: [
+                "na\0me": .file(
+                    info: MultipartFileInfo(fileName: "a\0.txt", data: Data("x".utf8), mimeType: "text/pl\0ain"))
+            ],
+            boundary: "nul-boundary")
+        let body = try form.body(encoder: nil)
+        #expect(!body.contains(0), "no NUL byte in the body")
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.contains("name=\"na%00me\"; filename=\"a%00.txt\""), "\(text)")
+        #expect(text.contains("Content-Type: text/plain\r\n"), "\(text)")
+    }
+
     @Test("Near misses are sent as they are", arguments: ["-fixed", "--fixe", "- -fixed", "--FIXED", "fixed--", "--"])
     func nearMisses(text: String) throws {
         let form = MultipartForm(parts: ["bio": .formField(value: text)], boundary: "fixed")
