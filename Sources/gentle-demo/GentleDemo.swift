@@ -65,9 +65,11 @@ struct GentleDemo {
             print("GentleNetworking demo against the embedded API at \(baseURL)")
         }
 
-        let credentialsDirectory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gentle-demo-\(getpid())").appendingPathComponent("gentle-networking")
-        defer { try? FileManager.default.removeItem(at: credentialsDirectory.deletingLastPathComponent()) }
+        // A directory only this user can enter, with a name nobody could guess and take first
+        // (mkdtemp): a predictable /tmp name could be made by another user beforehand.
+        let runDirectory = try privateTemporaryDirectory("gentle-demo")
+        let credentialsDirectory = runDirectory.appendingPathComponent("gentle-networking")
+        defer { try? FileManager.default.removeItem(at: runDirectory) }
         let keyChainAuthService = SystemKeyChainAuthService(
             fileStore: FileCredentialStore(directory: credentialsDirectory))
         // Every record of the run also goes into a HAR file, written at the end.
@@ -248,15 +250,28 @@ struct GentleDemo {
         print("\n    \(resumed.count) tokens over \(connections.count) connections; Last-Event-ID sent: \(sentIDs)")
     }
 
-    /// Writes the run's HAR file next to the other temporary files and says where it is.
+    /// A new directory in the temporary directory, owner-only, named `<prefix>-XXXXXX` by
+    /// `mkdtemp`.
+    static func privateTemporaryDirectory(_ prefix: String) throws -> URL {
+        var template = Array(
+            FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-XXXXXX").path.utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        guard let made else { throw CocoaError(.fileWriteUnknown) }
+        return URL(fileURLWithPath: made, isDirectory: true)
+    }
+
+    /// Writes the run's HAR file into a private directory of its own (kept after the run) and
+    /// says where it is.
     static func writeHAR(_ har: HARRecorder) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gentle-demo-\(getpid()).har")
         do {
+            let file = try privateTemporaryDirectory("gentle-demo-har").appendingPathComponent("run.har")
             try har.write(to: file)
             print("\nA HAR file of this run (\(har.entryCount) requests, redacted): \(file.path)")
             print("    open it in a browser's network panel (Import HAR) or any HAR viewer")
         } catch {
-            print("\nThe HAR file could not be written to \(file.path): \(error)")
+            print("\nThe HAR file could not be written: \(error)")
         }
     }
 
