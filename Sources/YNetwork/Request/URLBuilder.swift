@@ -86,7 +86,13 @@ open class URLBuilder: @unchecked Sendable {
             ?? Self.joinedPath(for: request, basePath: nil)
         if let parameters = request.queryParameters?.parameters, !parameters.isEmpty {
             let query = queryString(with: parameters, contentType: request.requestType)
-            if !query.isEmpty { text += (text.contains("?") ? "&" : "?") + query }
+            if !query.isEmpty {
+                // Before a fragment (an absolute path may carry one, `https://h/x#s`): after it,
+                // the query would never be sent.
+                let hash = text.firstIndex(of: "#") ?? text.endIndex
+                let head = text[..<hash]
+                text = head + (head.contains("?") ? "&" : "?") + query + text[hash...]
+            }
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false

@@ -26,6 +26,16 @@ struct URLBuilderTests {
         #expect(try url(Probe(path: "HTTP://upper.example/a")) == "HTTP://upper.example/a")
     }
 
+    @Test("Query parameters go before an absolute path's fragment, where they are sent")
+    func queryBeforeFragment() throws {
+        #expect(
+            try url(Probe(path: "https://other.example/x#s", parameters: ["a": "1"]))
+                == "https://other.example/x?a=1#s")
+        #expect(
+            try url(Probe(path: "https://other.example/x?y=1#s", parameters: ["a": "1"]))
+                == "https://other.example/x?y=1&a=1#s")
+    }
+
     @Test(
         "Base and path are joined with exactly one slash",
         arguments: [
