@@ -213,6 +213,21 @@ enum Redactor {
     /// holds one of the marks is replaced whole.
     static func urlHeaderValue(_ value: String) -> String {
         guard containsAny(of: userInfoQueryOrFragmentMarks, in: value) else { return value }
+        // `Link: <url>; rel=next, <url>; rel=last`: each reference on its own (read as one URL,
+        // a second link's token sat in the first one's last query value). `Refresh: 5; url=…`:
+        // the part after `url=`.
+        if value.contains("<") {
+            var result = ""
+            var rest = Substring(value)
+            while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+                result += rest[...open] + urlHeaderValue(String(rest[rest.index(after: open)..<close])) + ">"
+                rest = rest[rest.index(after: close)...]
+            }
+            return result + rest
+        }
+        if value.first?.isASCIIDigitCharacter == true, let marker = value.range(of: "url=", options: .caseInsensitive) {
+            return value[..<marker.upperBound] + urlHeaderValue(String(value[marker.upperBound...]))
+        }
         guard let parsed = URL(string: value.trimmingCharacters(in: .whitespaces)) else { return placeholder }
         let shown = url(parsed)
         return shown.hasPrefix("<") ? placeholder : shown
@@ -272,8 +287,12 @@ enum Redactor {
                 if let password = components.percentEncodedPassword { values.insert(password) }
                 // The user name too (a token is often given as one: `https://sk_live_…@host`), and
                 // the Basic credential the transports make of both, which a server may echo.
-                if let user = components.user { values.insert(user) }
-                if let user = components.percentEncodedUser { values.insert(user) }
+                // The user name only when it is the credential (`https://sk_live_…@host`, no
+                // password): a plain name such as `admin` would be blanked everywhere.
+                if components.password?.isEmpty ?? true {
+                    if let user = components.user { values.insert(user) }
+                    if let user = components.percentEncodedUser { values.insert(user) }
+                }
                 if let user = components.user {
                     values.insert(Data("\(user):\(components.password ?? "")".utf8).base64EncodedString())
                 }
@@ -370,7 +389,9 @@ enum Redactor {
             // cut) still holds fields.
             let longestSecret = secrets.map(\.utf8.count).max() ?? 0
             let string = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
-            text = string.contains("=") && !string.contains(" ") ? redactForm(string) : string
+            // A form only when it does not look like JSON: a JSON value holding `?v=3` read as a
+            // form lost everything up to the next `&`.
+            text = !looksLikeJSON(prefix) && string.contains("=") && !string.contains(" ") ? redactForm(string) : string
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
@@ -420,6 +441,14 @@ enum Redactor {
             return true
         }
         return false
+    }
+
+    /// Whether `bytes` start (after whitespace and a UTF-8 byte-order mark) with `{` or `[`.
+    static func looksLikeJSON<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        var rest = bytes[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        guard let first = rest.first(where: { !isJSONWhitespace($0) }) else { return false }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
@@ -555,4 +584,9 @@ enum Redactor {
             return isSensitiveName(decodedName) ? name + "=" + placeholder : String(pair)
         }.joined(separator: "&")
     }
+}
+
+extension Character {
+    /// Whether this is one of `0`–`9`.
+    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isNumber }
 }

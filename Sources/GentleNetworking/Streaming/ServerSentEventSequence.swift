@@ -52,17 +52,19 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         /// - Throws: ``StreamingError``, or what the byte stream throws.
         public mutating func next() async throws -> ServerSentEvent? {
             if ended { return nil }
-            while let line = try await lines.next() {
-                do {
+            do {
+                while let line = try await lines.next() {
                     if let event = try parser.consume(line: line) { return event }
-                } catch {
-                    ended = true
-                    lines.stop()
-                    throw error
                 }
+                ended = true
+                try parser.finish()
+                return nil
+            } catch {
+                // A refused line or event, a fault of the body, or one cut mid-event: over.
+                ended = true
+                lines.stop()
+                throw error
             }
-            try parser.finish()
-            return nil
         }
     }
 

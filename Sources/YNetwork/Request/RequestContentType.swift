@@ -22,8 +22,27 @@ public enum RequestContentType: Sendable, Equatable {
         case .none, .binary: nil
         case .JSON: "application/json"
         case .formURLEncoded: "application/x-www-form-urlencoded; charset=utf-8"
-        case .multipart(let boundary): "multipart/form-data; boundary=\(boundary)"
+        case .multipart(let boundary): "multipart/form-data; boundary=\(Self.parameterValue(boundary))"
         }
+    }
+
+    /// `value` as a header parameter: as it is when it is an HTTP token, else in quotes (a
+    /// boundary may hold a space, `(`, `,`, `/`, `:`, `=` or `?`, which end or break an
+    /// unquoted parameter: `a b` would be read as the boundary `a`). `"` and `\` are escaped.
+    static func parameterValue(_ value: String) -> String {
+        let isToken =
+            !value.isEmpty
+            && value.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    true
+                default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+        if isToken { return value }
+        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            + "\""
     }
 
     /// The header as a `(field, value)` pair, or `nil` when there is no value.

@@ -157,6 +157,31 @@ struct ObservabilityLeakTests {
         #expect(!text.contains("SEKRIT"), "\(text)")
     }
 
+    @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
+    func noFormOnJSONAndPlainUser() throws {
+        let request = URLRequest(
+            url: try #require(URL(string: "https://admin:pw-SEKRIT-9@api.example.com/admin/status")))
+        let filler = String(repeating: "x", count: 70_000)
+        let body =
+            #"{"session_id":"SEKRIT-S","avatar":"https://cdn/x.png?v=3","name":"admin","pad":""# + filler + #""}"#
+        let text = try Self.logged(request, body: Data(body.utf8))
+        #expect(!text.contains("SEKRIT"), "\(text.prefix(400))")
+        #expect(text.contains("x.png?v=3"), "the JSON value is kept: \(text.prefix(400))")
+        #expect(text.contains(#""name":"admin""#), "a user name with a password is not a secret: \(text.prefix(400))")
+    }
+
+    @Test("Records: each Link reference is redacted on its own; Refresh's url= part too")
+    func linkReferences() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/x")))
+        let link =
+            "<https://api.example.com/x?page=2>; rel=\"next\", <https://api.example.com/x?access_token=SEKRIT-L&page=5>; rel=\"last\""
+        let text = try Self.logged(
+            request, headers: ["Link": link, "Refresh": "5; url=https://h.example/?session=SEKRIT-R"], body: Data())
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("page=2"), "\(text)")
+        #expect(text.contains("&page=5>"), "\(text)")
+    }
+
     @Test("Records: a large JSON body after a byte-order mark, and a UTF-16 body, show no secret")
     func bomAndUTF16() throws {
         let request = URLRequest(url: try #require(URL(string: "https://api.example.com/x")))

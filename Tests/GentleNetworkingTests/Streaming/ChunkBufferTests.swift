@@ -162,11 +162,13 @@ struct ChunkBufferTests {
         #expect(try file.write(Self.pattern(0, 512 << 10)))
         var written = 512 << 10
         var read = 0
-        for _ in 0..<200 {
-            #expect(try file.write(Self.pattern(written, 64 << 10)))
-            written += 64 << 10
-            let chunk = try #require(try file.read(upTo: 64 << 10))
-            #expect(chunk == Self.pattern(read, 64 << 10), "in order across the ring's end, at \(read)")
+        // An odd size, so writes and reads straddle the ring's end.
+        let step = 100_003
+        for _ in 0..<130 {
+            #expect(try file.write(Self.pattern(written, step)))
+            written += step
+            let chunk = try #require(try file.read(upTo: step))
+            #expect(chunk == Self.pattern(read, step), "in order across the ring's end, at \(read)")
             read += chunk.count
         }
         #expect(file.pending == 512 << 10)

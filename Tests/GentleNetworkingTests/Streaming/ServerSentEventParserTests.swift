@@ -127,6 +127,15 @@ struct StreamingSequenceEndTests {
         #expect(after == nil, "\(String(describing: after))")
     }
 
+    @Test("A line too long mid-event throws once; the next call returns nil, not a second, incompleteEvent error")
+    func lineFaultEnds() async throws {
+        var events = HTTPByteStream.chunks([Data(("data: ok\ndata: " + String(repeating: "x", count: 100)).utf8)])
+            .serverSentEvents(maxLineBytes: 32).makeAsyncIterator()
+        await #expect(throws: StreamingError.self) { _ = try await events.next() }
+        let after = try await events.next()
+        #expect(after == nil)
+    }
+
     @Test("An undecodable JSON line throws once; the next call returns nil, not the lines after it")
     func jsonLinesEnd() async throws {
         struct Item: Decodable, Equatable { let n: Int }

@@ -55,6 +55,15 @@ struct MultipartBoundaryTests {
         }
     }
 
+    @Test("A boundary that is not an HTTP token is quoted in Content-Type, so servers read all of it")
+    func boundaryQuoted() {
+        #expect(RequestContentType.multipart(boundary: "a b").value == #"multipart/form-data; boundary="a b""#)
+        #expect(RequestContentType.multipart(boundary: "x(y)=z?").value == #"multipart/form-data; boundary="x(y)=z?""#)
+        #expect(
+            RequestContentType.multipart(boundary: "plain-Token_1.2'+").value
+                == "multipart/form-data; boundary=plain-Token_1.2'+")
+    }
+
     @Test("NUL in a part's name, file name or type is escaped or removed, as CR and LF are")
     func nulInPartHeaders() throws {
         let form = MultipartForm(

@@ -170,6 +170,29 @@ struct MultipartTests {
         }
     }
 
+    @Test("writeBody(to:) itself refuses /dev/zero and a FIFO at once (contentLength is not asked first)")
+    func writeBodyRefusesSpecialFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yn-write-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in ["/dev/zero", fifo] {
+            let special = URL(fileURLWithPath: path)
+            let form = MultipartForm(parts: [
+                "f": .file(info: MultipartFileInfo(fileName: "z", fileURL: special, mimeType: "x/y"))
+            ])
+            let output = directory.appendingPathComponent("body-\(UUID())")
+            let outcome = Mutex<(any Error)?>(nil)
+            let finished = finishes(within: 10) {
+                do { try form.writeBody(to: output) } catch { outcome.withLock { $0 = error } }
+            }
+            #expect(finished, "\(path): still reading after 10 s")
+            guard finished else { continue }
+            #expect(outcome.withLock { $0 } as? MultipartError == .unreadableFile(special), "\(path)")
+        }
+    }
+
     @Test("A file part given as a symbolic link sends the file it points to, at its size")
     func symbolicLinkPart() throws {
         let target = try makePatternFile(size: 50_000)
