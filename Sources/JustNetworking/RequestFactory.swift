@@ -55,7 +55,10 @@ public struct RequestFactory: Sendable {
         }
         // As for an Endpoint: `files/\(name)` with `../../admin` would leave the base path with
         // the headers meant for it (libcurl, URLSession and servers resolve dot segments).
-        if let segment = PercentEncoding.dotSegment(in: PercentEncoding.literalPath(router.route.path)) {
+        // The path of the URL actually built (a router may override completeURL and not use
+        // the route's path at all).
+        let builtPath = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
+        if let segment = PercentEncoding.dotSegment(in: builtPath) {
             throw .invalidRequest(
                 reason: "The route path has a \"\(segment)\" segment: the server would resolve it and the "
                     + "request could leave the base URL's path (a value such as ../../admin put into a path).")

@@ -127,6 +127,12 @@ struct JustNetworkingTransportSecurityTests {
     }
 }
 
+/// A router that builds its URL itself and does not use its route's path.
+private struct OwnURLRouter: Router {
+    let completeURL: URL
+    var route: Route { Route(path: "../not-used", method: .get) }
+}
+
 /// A route path built from a value (`files/\(name)`) must not leave the base URL's path: libcurl,
 /// URLSession and servers resolve `.` and `..` segments, and the request would take the headers
 /// meant for the base path with it.
@@ -166,5 +172,14 @@ struct JustNetworkingDotSegmentTests {
             #expect(delivery.error == nil, "\(path): \(String(describing: delivery.error))")
         }
         #expect(server.receivedRequests.map(\.path) == ["/api/v1/files/v1..2/.profile", "/api/v1/files/%2E%2E"])
+        // The URL that is sent is checked, not a route path the router does not use.
+        let own = RequestFactory(router: OwnURLRouter(completeURL: server.url("/own")))
+        #expect(throws: Never.self) { try own.makeURLRequest() }
+        #expect(throws: JustNetworkingError.self) {
+            try RequestFactory(
+                router: OwnURLRouter(completeURL: URL(string: server.baseURL.absoluteString + "/a/../b")!)
+            )
+            .makeURLRequest()
+        }
     }
 }
