@@ -223,7 +223,9 @@ enum Redactor {
                 result += rest[...open] + urlHeaderValue(String(rest[rest.index(after: open)..<close])) + ">"
                 rest = rest[rest.index(after: close)...]
             }
-            return result + rest
+            // A reference left unclosed is not shown if it could hold a secret.
+            return result
+                + (containsAny(of: userInfoQueryOrFragmentMarks, in: String(rest)) ? placeholder : String(rest))
         }
         if value.first?.isASCIIDigitCharacter == true, let marker = value.range(of: "url=", options: .caseInsensitive) {
             return value[..<marker.upperBound] + urlHeaderValue(String(value[marker.upperBound...]))
@@ -285,10 +287,10 @@ enum Redactor {
             {
                 if let password = components.password { values.insert(password) }
                 if let password = components.percentEncodedPassword { values.insert(password) }
-                // The user name too (a token is often given as one: `https://sk_live_…@host`), and
-                // the Basic credential the transports make of both, which a server may echo.
-                // The user name only when it is the credential (`https://sk_live_…@host`, no
-                // password): a plain name such as `admin` would be blanked everywhere.
+                // The user name too when it is the credential (`https://sk_live_…@host`, no
+                // password; a plain name such as `admin` beside a password would be blanked
+                // everywhere), and the Basic credential the transports make of both, which a
+                // server may echo.
                 if components.password?.isEmpty ?? true {
                     if let user = components.user { values.insert(user) }
                     if let user = components.percentEncodedUser { values.insert(user) }

@@ -45,7 +45,9 @@ extension MultipartBuilder {
 
     /// The exact size of the body in bytes, without reading any file.
     ///
-    /// - Throws: ``MultipartError/unreadableFile(_:)`` when a file's size cannot be read.
+    /// - Throws: ``MultipartError/invalidBoundary(_:)`` for a boundary RFC 2046 does not allow;
+    ///   ``MultipartError/unreadableFile(_:)`` when a file's size cannot be read (or it is not a
+    ///   regular file).
     public func contentLength() throws -> Int64 {
         try BoundaryScanner.validate(boundary)
         var total = Int64("--\(boundary)--\r\n".utf8.count)
@@ -64,8 +66,10 @@ extension MultipartBuilder {
     /// Writes the body to the file at `destination` (replacing it), copying file parts from
     /// disk in 256 KiB chunks, so memory stays constant whatever the size.
     ///
-    /// - Throws: ``MultipartError`` when a file cannot be read, a part holds the boundary
-    ///   (``MultipartError/boundaryInContent(part:)``), or the destination cannot be written.
+    /// - Throws: ``MultipartError`` when the boundary is not valid
+    ///   (``MultipartError/invalidBoundary(_:)``), a file cannot be read or is not a regular file,
+    ///   a part holds the boundary (``MultipartError/boundaryInContent(part:)``), or the
+    ///   destination cannot be written.
     public func writeBody(to destination: URL) throws {
         // Owner-only from its creation: the body may hold personal data, and the temporary
         // directory is shared (a file created open to others, then narrowed, can be opened by
@@ -145,8 +149,9 @@ public enum MultipartError: Error, Sendable, Equatable, CustomStringConvertible 
     /// boundary (the default one is random).
     case boundaryInContent(part: String)
     /// The boundary is not one RFC 2046 allows: 1 to 70 of `A-Z a-z 0-9 '()+_,-./:=?` and
-    /// space, not ending in a space. Sent unquoted, `b; x` would be read as the boundary `b`,
-    /// which the check for the boundary in a part's bytes does not look for.
+    /// space, not ending in a space. `b; x` would be read by servers as the boundary `b`, which
+    /// the check for the boundary in a part's bytes does not look for. (An allowed boundary that
+    /// is not an HTTP token, such as `a b`, is sent quoted.)
     case invalidBoundary(String)
 
     /// A sentence naming the file or the part.

@@ -180,6 +180,10 @@ struct ObservabilityLeakTests {
         #expect(!text.contains("SEKRIT"), "\(text)")
         #expect(text.contains("page=2"), "\(text)")
         #expect(text.contains("&page=5>"), "\(text)")
+        let unclosed = try Self.logged(
+            request, headers: ["Link": "<https://api.example.com/x?page=2>, <https://h.example/?token=SEKRIT-U"],
+            body: Data())
+        #expect(!unclosed.contains("SEKRIT") && unclosed.contains("page=2"), "\(unclosed)")
     }
 
     @Test("Records: a large JSON body after a byte-order mark, and a UTF-16 body, show no secret")
@@ -201,21 +205,23 @@ struct ObservabilityLeakTests {
         let har = HARRecorder()
         let noise = String(repeating: "\u{1}", count: 1024)
         var headers: [String: String] = [:]
-        for index in 0..<200 { headers["X-Flood-\(index)"] = noise }
+        // 80 KiB of control bytes (480 KiB once escaped), past the 64 KiB list cap; few entries,
+        // since logging such heads is slow under ThreadSanitizer and holds a shared thread.
+        for index in 0..<80 { headers["X-Flood-\(index)"] = noise }
         headers["X-Huge"] = String(repeating: "y", count: 100_000)
-        let url = try #require(URL(string: "https://api.example.com/x?" + String(repeating: "q=1&", count: 10_000)))
-        for _ in 0..<20 {
+        let url = try #require(URL(string: "https://api.example.com/x?" + String(repeating: "q=1&", count: 2_000)))
+        for _ in 0..<5 {
             let session = try #require(NetworkLogSession(logger: har, request: URLRequest(url: url), alsoHeaders: []))
             let response = try #require(
                 HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers))
             session.response(response, body: Data("{}".utf8))
         }
         let data = har.harData()
-        #expect(data.count < 20 * 128 * 1024, "\(data.count) bytes for 20 entries")
+        #expect(data.count < 5 * 128 * 1024, "\(data.count) bytes for 5 entries")
         let log = try #require(
             (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])
         let entries = try #require(log["entries"] as? [[String: Any]])
-        #expect(entries.count == 20)
+        #expect(entries.count == 5)
         let response = try #require(entries.first?["response"] as? [String: Any])
         let list = try #require(response["headers"] as? [[String: String]])
         #expect(list.last?["name"] == "_truncated", "\(list.last ?? [:])")
