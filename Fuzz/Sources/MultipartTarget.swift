@@ -8,7 +8,8 @@ import Foundation
 /// Input: the first line is the boundary (`-` alone: the default random one); then parts
 /// separated by a `\u{0}` byte: `field:NAME\nVALUE` or `file:NAME\nFILENAME\nMIME\nCONTENT`.
 ///
-/// Asserts: no trap; a part whose content holds `--` and the boundary makes `body(encoder:)` throw
+/// Asserts: no trap; a boundary RFC 2046 does not allow makes `body(encoder:)` and `contentLength()`
+/// throw `invalidBoundary` naming it; a part whose content holds `--` and the boundary makes `body(encoder:)` throw
 /// `boundaryInContent` naming it; otherwise `contentLength()` equals the size of `body(encoder:)`; a form whose
 /// boundary is valid (RFC 2046: 1–70 characters) and occurs in no part parses back into exactly
 /// its parts, in name order, each with one `Content-Disposition` line (plus `Content-Type` for a
@@ -57,6 +58,30 @@ enum MultipartTarget {
         // in name order (the order parts are written in).
         let holding = parts.keys.sorted().first { name in
             parts[name].map { contains($0.content, Array("--\(form.boundary)".utf8)) } ?? false
+        }
+        // A boundary outside RFC 2046 (1–70 of `A-Z a-z 0-9 '()+_,-./:=?` and space, not ending
+        // in a space) is refused before anything else, by both calls.
+        let bchars = Set("'()+_,-./:=? ".utf8)
+        let boundaryBytes = Array(form.boundary.utf8)
+        let validBoundary =
+            (1...70).contains(boundaryBytes.count) && boundaryBytes.last != UInt8(ascii: " ")
+            && boundaryBytes.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || bchars.contains(byte)
+            }
+        if !validBoundary {
+            for call in [{ _ = try form.body(encoder: nil) }, { _ = try form.contentLength() }] as [() throws -> Void] {
+                do {
+                    try call()
+                    violated("the invalid boundary \(form.boundary.debugDescription) was accepted")
+                } catch MultipartError.invalidBoundary(let refused) {
+                    if refused != form.boundary { violated("invalidBoundary named \(refused.debugDescription)") }
+                } catch {
+                    violated("an invalid boundary threw \(error)")
+                }
+            }
+            return
         }
         let body: Data
         let length: Int64
