@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 /// How a request body is encoded, which also sets its `Content-Type`; `.JSON` by default.
 public enum RequestContentType: Sendable, Equatable {
@@ -30,16 +31,7 @@ public enum RequestContentType: Sendable, Equatable {
     /// boundary may hold a space, `(`, `,`, `/`, `:`, `=` or `?`, which end or break an
     /// unquoted parameter: `a b` would be read as the boundary `a`). `"` and `\` are escaped.
     static func parameterValue(_ value: String) -> String {
-        let isToken =
-            !value.isEmpty
-            && value.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                    true
-                default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-                }
-            }
+        let isToken = !value.isEmpty && value.utf8.allSatisfy { RequestValidator.isTokenByte($0) }
         if isToken { return value }
         return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             + "\""
