@@ -15,10 +15,11 @@ import Foundation
 /// duration is `wait`. A failure is an entry with status 0 and the error in `_error`, as browsers
 /// record it.
 ///
-/// Memory is bounded: at most `maxEntries` entries are kept (later ones are counted in
-/// `_droppedEntries`), and a request with no response or failure yet is held until then. Each
-/// entry keeps at most 8 KiB of a header value, 64 KiB of a header list (the rest counted in a
-/// `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a body.
+/// Memory is bounded: at most `maxEntries` entries are kept, holding at most `maxBytes` of text
+/// in all (later entries are counted in `_droppedEntries`), and a request with no response or
+/// failure yet is held until then. Each entry keeps at most 8 KiB of a header value, 64 KiB of a
+/// header list (the rest counted in a `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a
+/// body, so a hostile server's heads fill the byte budget, not the process's memory.
 ///
 /// ```swift
 /// let har = HARRecorder()
@@ -31,12 +32,18 @@ public final class HARRecorder: NetworkLogger, Sendable {
         var pending: [UInt64: NetworkLogRecord] = [:]
         /// Each entry as `JSONSerialization` takes it.
         var entries: [[String: Any]] = []
+        /// The size of `entries` as ``HARRecorder/entry(request:outcome:)`` counts it.
+        var bytes = 0
         var dropped = 0
         var firstRecord: Date?
     }
 
     /// The most entries kept: 10,000 by default.
     public let maxEntries: Int
+    /// The most bytes of text the kept entries hold together (URLs, header names and values,
+    /// body excerpts, plus a few bytes for each other field): 32 MiB by default. An entry that
+    /// would go past it is dropped and counted in `_droppedEntries`, like one past `maxEntries`.
+    public let maxBytes: Int
     /// The name in the file's `creator`.
     public let creatorName: String
     private let state = Locked(State())
@@ -46,9 +53,12 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// - Parameters:
     ///   - creatorName: The `creator.name` of the file; `"GentleNetworking"` by default.
     ///   - maxEntries: The most entries kept; 10,000 by default. Values below 1 count as 1.
-    public init(creatorName: String = "GentleNetworking", maxEntries: Int = 10_000) {
+    ///   - maxBytes: The most bytes of text the entries hold together; 32 MiB by default. Values
+    ///     below 1 count as 1 (every entry is then dropped and counted).
+    public init(creatorName: String = "GentleNetworking", maxEntries: Int = 10_000, maxBytes: Int = 32 << 20) {
         self.creatorName = creatorName
         self.maxEntries = max(1, maxEntries)
+        self.maxBytes = max(1, maxBytes)
     }
 
     /// How many entries the file would hold now.
@@ -66,11 +76,17 @@ public final class HARRecorder: NetworkLogger, Sendable {
                 return
             case .response, .failure:
                 let request = state.pending.removeValue(forKey: record.requestID)
-                guard state.entries.count < maxEntries else {
+                guard state.entries.count < maxEntries, state.bytes < maxBytes else {
                     state.dropped += 1
                     return
                 }
-                state.entries.append(Self.entry(request: request, outcome: record))
+                let (entry, size) = Self.entry(request: request, outcome: record)
+                guard size <= maxBytes - state.bytes else {
+                    state.dropped += 1
+                    return
+                }
+                state.bytes += size
+                state.entries.append(entry)
             }
         }
     }
@@ -128,22 +144,30 @@ public final class HARRecorder: NetworkLogger, Sendable {
 
     private static let pageID = "page_1"
 
-    private static func entry(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> [String: Any] {
+    /// The entry of an exchange, and what it weighs against ``maxBytes``: the bytes of its
+    /// URLs, header lists, query items, body excerpts, steps and error, plus 1 KiB for the fixed
+    /// fields.
+    static func entry(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> (entry: [String: Any], size: Int) {
         // A duration from a record made by hand may be anything: NaN or infinite, JSON has no
         // such number and the whole file would fail to serialize (every entry lost).
         let duration = finite(outcome.duration ?? 0)
         let milliseconds = duration * 1000
         let started = request?.timestamp ?? outcome.timestamp.addingTimeInterval(-duration)
         let requestHeaders = request?.headers ?? [:]
+        let url = outcome.url.utf8Prefix(maxURLBytes, marker: "…")
+        let requestHeaderList = headerList(requestHeaders)
+        let query = queryList((request?.url ?? outcome.url).utf8Prefix(maxURLBytes))
+        var size = 1024 + url.utf8.count + bytes(of: requestHeaderList) + bytes(of: query)
         var requestObject: [String: Any] = [
             "method": outcome.method.utf8Prefix(64, marker: "…"),
-            "url": outcome.url.utf8Prefix(maxURLBytes, marker: "…"), "httpVersion": "HTTP/1.1", "cookies": [Any](),
-            "headers": headerList(requestHeaders),
-            "queryString": queryList((request?.url ?? outcome.url).utf8Prefix(maxURLBytes)),
+            "url": url, "httpVersion": "HTTP/1.1", "cookies": [Any](),
+            "headers": requestHeaderList, "queryString": query,
             "headersSize": -1, "bodySize": declaredSize(requestHeaders) ?? (request?.bodyExcerpt == nil ? 0 : -1),
         ]
         if let body = request?.bodyExcerpt {
-            requestObject["postData"] = ["mimeType": header("Content-Type", in: requestHeaders) ?? "", "text": body]
+            let type = header("Content-Type", in: requestHeaders)?.utf8Prefix(maxHeaderValueBytes, marker: "…") ?? ""
+            size += body.utf8.count + type.utf8.count
+            requestObject["postData"] = ["mimeType": type, "text": body]
         }
         let final = outcome.metrics?.finalTransaction
         var entry: [String: Any] = [
@@ -156,7 +180,9 @@ public final class HARRecorder: NetworkLogger, Sendable {
         if let address = final?.remoteAddress { entry["serverIPAddress"] = address }
         if let port = final?.remotePort { entry["connection"] = String(port) }
         if let steps = outcome.metrics?.steps, !steps.isEmpty {
-            entry["_steps"] = steps.prefix(64).map { $0.description.utf8Prefix(maxURLBytes, marker: "…") }
+            let descriptions = steps.prefix(64).map { $0.description.utf8Prefix(maxURLBytes, marker: "…") }
+            size += descriptions.reduce(0) { $0 + 16 + $1.utf8.count }
+            entry["_steps"] = descriptions
         }
         switch outcome.event {
         case .failure:
@@ -164,26 +190,38 @@ public final class HARRecorder: NetworkLogger, Sendable {
                 "status": 0, "statusText": "", "httpVersion": "", "cookies": [Any](), "headers": [Any](),
                 "content": ["size": 0, "mimeType": ""], "redirectURL": "", "headersSize": -1, "bodySize": -1,
             ]
-            entry["_error"] = (outcome.errorDescription ?? "unknown error").utf8Prefix(maxHeaderValueBytes, marker: "…")
+            let error = (outcome.errorDescription ?? "unknown error").utf8Prefix(maxHeaderValueBytes, marker: "…")
+            size += error.utf8.count
+            entry["_error"] = error
         default:
             let headers = outcome.headers
+            let responseHeaderList = headerList(headers)
+            let type = header("Content-Type", in: headers)?.utf8Prefix(maxHeaderValueBytes, marker: "…") ?? ""
+            let redirect = (header("Location", in: headers) ?? "").utf8Prefix(maxURLBytes, marker: "…")
             var content: [String: Any] = [
                 // The decoded body's own size (HAR's content.size): the excerpt is cut,
                 // re-serialized and escaped, and a Content-Length counts the encoded bytes.
                 "size": outcome.bodySize ?? declaredSize(headers) ?? outcome.bodyExcerpt?.utf8.count ?? 0,
-                "mimeType": header("Content-Type", in: headers) ?? "",
+                "mimeType": type,
             ]
-            if let text = outcome.bodyExcerpt, !text.isEmpty { content["text"] = text }
+            if let text = outcome.bodyExcerpt, !text.isEmpty {
+                size += text.utf8.count
+                content["text"] = text
+            }
+            size += bytes(of: responseHeaderList) + type.utf8.count + redirect.utf8.count
             entry["response"] = [
                 "status": outcome.statusCode ?? 0,
                 "statusText": HTTPURLResponse.localizedString(forStatusCode: outcome.statusCode ?? 0),
-                "httpVersion": httpVersion, "cookies": [Any](), "headers": headerList(headers), "content": content,
-                "redirectURL": (header("Location", in: headers) ?? "").utf8Prefix(maxURLBytes, marker: "…"),
-                "headersSize": -1,
-                "bodySize": declaredSize(headers) ?? -1,
+                "httpVersion": httpVersion, "cookies": [Any](), "headers": responseHeaderList, "content": content,
+                "redirectURL": redirect, "headersSize": -1, "bodySize": declaredSize(headers) ?? -1,
             ]
         }
-        return entry
+        return (entry, size)
+    }
+
+    /// The bytes of a list of name/value objects, with 32 for each object's own weight.
+    private static func bytes(of list: [[String: String]]) -> Int {
+        list.reduce(0) { total, object in object.reduce(total + 32) { $0 + $1.key.utf8.count + $1.value.utf8.count } }
     }
 
     /// HAR timings in milliseconds: the final exchange's phases, with `blocked` the rest of

@@ -227,6 +227,37 @@ struct ObservabilityLeakTests {
         #expect(list.last?["name"] == "_truncated", "\(list.last ?? [:])")
     }
 
+    @Test("HAR: the entries together hold at most maxBytes; later ones are counted, and a huge Content-Type is cut")
+    func harByteBudget() throws {
+        // Each entry's heads are near the per-entry caps (64 KiB of list, 8 KiB of one value, as
+        // a hostile server can make every response): 20 of them would hold ~1.8 MB, far past a
+        // budget of 512 KiB. Built by hand, since the budget is the recorder's, not the
+        // redactor's.
+        let budget = 512 * 1024
+        let har = HARRecorder(maxBytes: budget)
+        var headers: [String: String] = [:]
+        for index in 0..<40 { headers["X-Fill-\(index)"] = String(repeating: "v", count: 2_000) }
+        headers["Content-Type"] = "text/plain; x=" + String(repeating: "t", count: 200_000)
+        for id in 1...20 as ClosedRange<UInt64> {
+            har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/\(id)", requestID: id))
+            har.log(
+                NetworkLogRecord(
+                    event: .response, method: "GET", url: "https://h.example/\(id)", statusCode: 200,
+                    headers: headers, bodyExcerpt: "{}", duration: 0.01, requestID: id))
+        }
+        let data = har.harData()
+        let log = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        let dropped = try #require(log["_droppedEntries"] as? Int)
+        #expect(entries.count >= 2 && entries.count < 10, "\(entries.count) entries kept")
+        #expect(entries.count + dropped == 20)
+        #expect(data.count < budget * 2, "\(data.count) bytes in the file for a budget of \(budget)")
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        let mimeType = try #require(content["mimeType"] as? String)
+        #expect(mimeType.utf8.count <= HARRecorder.maxHeaderValueBytes + 64, "\(mimeType.utf8.count) bytes")
+    }
+
     @Test("Records: a credential echoed percent-encoded (in a Location) or JSON-escaped is scrubbed")
     func encodedEcho() throws {
         var request = URLRequest(
