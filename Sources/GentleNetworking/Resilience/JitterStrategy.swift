@@ -28,13 +28,14 @@ public enum JitterStrategy: Sendable, Hashable {
     ///   - baseDelay: The first delay in seconds. Negative values count as 0.
     ///   - maxDelay: The cap in seconds; no delay exceeds it.
     ///   - previousDelay: The last delay (only ``decorrelated`` uses it); `nil` before the first retry.
-    ///   - randomUnit: A number in `[0, 1)`; values outside are clamped.
+    ///   - randomUnit: A number in `[0, 1)`; values outside are clamped, and NaN counts as 0.
     public func delay(
         attempt: Int, baseDelay: TimeInterval, maxDelay: TimeInterval, previousDelay: TimeInterval?, randomUnit: Double
     ) -> TimeInterval {
         let base = max(0, baseDelay)
         let cap = max(0, maxDelay)
-        let unit = min(max(randomUnit, 0), 1)
+        // `max(.nan, 0)` is NaN (its first argument): a NaN unit made a NaN delay.
+        let unit = randomUnit.isNaN ? 0 : min(max(randomUnit, 0), 1)
         let exponent = Double(min(max(attempt, 0), 62))
         let exponential = min(cap, base * pow(2, exponent))
         switch self {

@@ -63,6 +63,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
 
     private let shared: Locked<Shared>
 
+    /// The transport whose refresh the current task runs, if any.
+    @TaskLocal private static var refreshing: ObjectIdentifier?
+
     /// Creates a re-authenticating transport.
     ///
     /// - Parameters:
@@ -140,7 +143,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // Read before sending: a refresh that ends after this and hands out the credential this
         // request carries again (a renewed session) settles its 401 by a retry.
         let epoch = shared.withLock { $0.state.finishedRefreshes }
-        let (body, exchanged) = try await exchange(request)
+        let ((body, exchanged), witness) = try await RequestWitness.watching { try await exchange(request) }
         guard exchanged.statusCode == 401,
             let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty
         else {
@@ -150,8 +153,16 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // A 401 from another origin (a redirect took the request there, without its credential)
         // says nothing about the credential: it is returned as it is and refreshes nothing.
         // Otherwise a host behind an open redirect could spend the refresh loop guard, and the
-        // API's own expiry would then fail with `refreshLimitExceeded`.
-        guard Origin.isSameOrigin(request.url, response.url ?? request.url) else { return (body, exchanged) }
+        // API's own expiry would then fail with `refreshLimitExceeded`. The same for a chain that
+        // came back (`A → B → A`): the credential was dropped on the way and the 401's URL is
+        // the API's again.
+        guard Origin.isSameOrigin(request.url, response.url ?? request.url), !witness.droppedCredentials else {
+            return (body, exchanged)
+        }
+        // A request the refresh itself sends (its endpoint on this same stack) that gets a 401
+        // is the refresh's failure: waiting for the refresh in flight would wait for itself until
+        // the refresh timeout.
+        if Self.refreshing == ObjectIdentifier(self) { return (body, exchanged) }
         let data = await drain(body)
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
@@ -191,6 +202,13 @@ public final class ReauthTransport: HTTPTransportProtocol {
             ExchangeRecorder.note(.refreshFinished)
         case .retryWithCurrentCredentials:
             break
+        case .notIssued:
+            // A credential the service added with its auth service is ours, one the app has
+            // replaced since (a new login while the request was in flight): retried with the
+            // current one. Otherwise it is the caller's own (a partner's key, a login's Basic
+            // credentials): ours must not replace it, least of all on a request for another
+            // origin.
+            guard witness.serviceAuthorized else { return (body, exchanged) }
         }
         try Task.checkCancellation()
         let retried = try await authService.authorize(unauthenticated)
@@ -203,11 +221,21 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// `probe` (the request without credentials) is authorized after the refresh, to learn the
     /// fingerprint of the credential it produced.
     private func startRefresh(number: Int, probe: URLRequest) {
+        let id = ObjectIdentifier(self)
         let refresh = Task { [refreshToken, authService] () -> Result<String?, ReauthError> in
             do {
-                // The refresh is not part of the request that started it: what it sends is not
-                // counted in that request's metrics (a task inherits task-locals).
-                try await ExchangeRecorder.observing(nil) { try await refreshToken() }
+                // The refresh is not part of the request that started it (a task inherits
+                // task-locals): what it sends is not counted in that request's metrics, is not
+                // held to that request's response limit (an endpoint's 64-byte limit failed the
+                // token response, a huge one lifted the default for it), and is not witnessed
+                // for that request's redirects. It is marked as this transport's refresh.
+                try await ExchangeRecorder.observing(nil) {
+                    try await ResponseLimits.$bodyLimitOverride.withValue(nil) {
+                        try await RequestWitness.$current.withValue(nil) {
+                            try await Self.$refreshing.withValue(id) { try await refreshToken() }
+                        }
+                    }
+                }
                 let credential = try? await authService.authorize(probe).value(
                     forHTTPHeaderField: authService.headerField)
                 return .success(credential.map(Self.fingerprint))

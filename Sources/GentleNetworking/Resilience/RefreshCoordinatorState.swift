@@ -15,6 +15,11 @@ public struct RefreshCoordinatorState: Sendable {
         case startRefresh
         /// Too many refreshes in the window: fail instead of refreshing again.
         case refuseLimitExceeded
+        /// The request carried a credential the auth service did not hand out (not the current
+        /// one, nor one a refresh retired or issued): the caller's own, such as a partner API's
+        /// key or a login's Basic credentials. Return the 401 as it is: replacing that credential
+        /// with ours would send ours where the caller never meant it to go.
+        case notIssued
     }
 
     /// The most refreshes allowed within ``window``.
@@ -38,10 +43,13 @@ public struct RefreshCoordinatorState: Sendable {
     public private(set) var finishedRefreshes = 0
 
     /// Creates the state with a loop guard of `maxRefreshes` per `window` seconds.
+    ///
+    /// A `window` that is NaN or negative means "not set": 60 s. (As 0, either turned the loop
+    /// guard off: every 401 forgot the refreshes before it.) Infinity is capped
+    /// (``Clamp/maxSeconds``).
     public init(maxRefreshes: Int, window: TimeInterval) {
         self.maxRefreshes = max(1, maxRefreshes)
-        // `max(0, .nan)` is 0, which turned the loop guard off: NaN is "not set" (60 s).
-        self.window = window.isNaN ? 60 : min(max(0, window), Clamp.maxSeconds)
+        self.window = window.isNaN || window < 0 ? 60 : min(window, Clamp.maxSeconds)
     }
 
     /// Whether a refresh is in flight.
@@ -57,8 +65,13 @@ public struct RefreshCoordinatorState: Sendable {
     ///     unknown, which counts as sent after every refresh so far (a 401 for a credential that
     ///     a refresh handed out again then starts a refresh).
     ///   - now: The current time, for the loop guard's window.
+    ///
+    /// A credential that is neither `current` nor one this state has seen (refreshed from,
+    /// retired or issued) is ``Action/notIssued``; so is one the app replaced by itself (a new
+    /// login while the request was in flight), which this state cannot tell from the caller's own.
     public mutating func unauthorized(sent: String, current: String?, sentAtEpoch: Int? = nil, now: Date) -> Action {
         if retired.contains(sent) { return .retryWithCurrentCredentials }
+        guard sent == current || sent == refreshingFrom || issued[sent] != nil else { return .notIssued }
         if refreshingFrom != nil { return .joinRefresh }
         if let current, current != sent { return .retryWithCurrentCredentials }
         if let sentAtEpoch, let issuedAt = issued[sent], sentAtEpoch < issuedAt {

@@ -28,10 +28,13 @@ extension HTTPNetworkService {
         let recorder = log.map { ExchangeRecorder(log: $0) }
         let body: HTTPByteStream
         let response: HTTPURLResponse
+        let witness: RequestWitness?
         do {
-            (body, response) = try await ExchangeRecorder.observing(recorder) {
-                try await Origin.withCredentialHeader(authService.headerField) {
-                    try await transport.stream(for: request)
+            ((body, response), witness) = try await witnessing(authorized: endpoint.requiresAuth) {
+                try await ExchangeRecorder.observing(recorder) {
+                    try await Origin.withCredentialHeader(authService.headerField) {
+                        try await transport.stream(for: request)
+                    }
                 }
             }
         } catch {
@@ -52,7 +55,7 @@ extension HTTPNetworkService {
             }
             body.cancel()
             log?.response(response, body: data, metrics: recorder?.snapshot())
-            await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request)
+            await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request, witness: witness)
             throw statusError(response, data: data, request: request)
         }
         // The head is logged; the body is the caller's to read, so it is not.

@@ -189,15 +189,17 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let data: Data
         let response: HTTPURLResponse
         let metrics: RequestMetrics?
+        let witness: RequestWitness?
         do {
-            (data, response, metrics) = try await send(
-                request, bodyLimit: endpoint.maxResponseBytes, collectMetrics: collectMetrics)
+            ((data, response, metrics), witness) = try await witnessing(authorized: endpoint.requiresAuth) {
+                try await send(request, bodyLimit: endpoint.maxResponseBytes, collectMetrics: collectMetrics)
+            }
         } catch {
             await notifyIfUnauthorized(error)
             throw error
         }
         guard (200..<300).contains(response.statusCode) else {
-            await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request)
+            await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request, witness: witness)
             throw statusError(response, data: data, request: request).attaching(collectMetrics ? metrics : nil)
         }
         return (data, response, request, metrics)
@@ -213,10 +215,29 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// Tells ``invalidationHandler`` about a 401 response from the request's own origin. A 401
     /// from another origin (a redirect there, which carried no credential) says nothing about
-    /// the token: signing the user out for it would let any host behind a redirect do so.
-    func notifyIfUnauthorized(status: Int, from url: URL?, for request: URLRequest) async {
-        guard status == 401, url == nil || Origin.isSameOrigin(request.url, url) else { return }
+    /// the token: signing the user out for it would let any host behind a redirect do so. Nor
+    /// does one at the end of a chain that dropped the credential on its way and came back
+    /// (`A → B → A`), which `witness` saw.
+    func notifyIfUnauthorized(
+        status: Int, from url: URL?, for request: URLRequest, witness: RequestWitness?
+    ) async {
+        guard status == 401, url == nil || Origin.isSameOrigin(request.url, url),
+            !(witness?.droppedCredentials ?? false)
+        else { return }
         await invalidationHandler?.handleInvalidToken()
+    }
+
+    /// Runs `operation` (a request's exchange) with a ``RequestWitness`` bound when a 401
+    /// would be told to ``invalidationHandler``, or when the request carries the auth service's
+    /// credential (`authorized`: a ``ReauthTransport`` below then knows the credential is the
+    /// service's). Otherwise it binds nothing (the hot path pays two checks).
+    func witnessing<T>(
+        authorized: Bool, isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> T
+    ) async rethrows -> (T, RequestWitness?) {
+        guard invalidationHandler != nil || authorized else { return (try await operation(), nil) }
+        let (result, witness) = try await RequestWitness.watching(
+            make: { RequestWitness(serviceAuthorized: authorized) }, operation)
+        return (result, witness)
     }
 
     /// The credential values `request` carries, with the auth service's own header: scrubbed
@@ -276,16 +297,19 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
         let request = try await prepare(endpoint, environment)
         let data: Data
         let deferred: DeferredResponse
+        let witness: RequestWitness?
         do {
-            (data, deferred, _) = try await transfer(
-                request, bodyLimit: endpoint.maxResponseBytes, collectMetrics: false,
-                deferredTransport: deferredTransport)
+            ((data, deferred, _), witness) = try await witnessing(authorized: endpoint.requiresAuth) {
+                try await transfer(
+                    request, bodyLimit: endpoint.maxResponseBytes, collectMetrics: false,
+                    deferredTransport: deferredTransport)
+            }
         } catch {
             await notifyIfUnauthorized(error)
             throw error
         }
         guard (200..<300).contains(deferred.statusCode) else {
-            await notifyIfUnauthorized(status: deferred.statusCode, from: deferred.url, for: request)
+            await notifyIfUnauthorized(status: deferred.statusCode, from: deferred.url, for: request, witness: witness)
             throw statusError(try fullResponse(deferred, request), data: data, request: request)
         }
         return (data, deferred, request)

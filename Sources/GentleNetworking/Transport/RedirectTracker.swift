@@ -15,18 +15,24 @@ struct RedirectTracker: Sendable {
     private(set) var count = 0
     /// The headers dropped on a hop to another origin.
     let credentialHeaders: [String]
+    /// Told when a hop drops a credential (see ``RequestWitness``).
+    let witness: RequestWitness?
 
     /// The statuses that are followed when they carry a `Location`.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Creates a tracker; `credentialHeaders` defaults to the headers in force for the calling
-    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:isolation:operation:)``).
+    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:isolation:operation:)``),
+    /// `witness` to the calling task's (read here, since URLSession follows a redirect on its
+    /// delegate queue, where the task's locals are not in force).
     init(
-        originalURL: URL?, maxRedirects: Int, credentialHeaders: [String] = Origin.credentialHeadersInForce
+        originalURL: URL?, maxRedirects: Int, credentialHeaders: [String] = Origin.credentialHeadersInForce,
+        witness: RequestWitness? = RequestWitness.current
     ) {
         self.originalURL = originalURL
         self.maxRedirects = max(0, maxRedirects)
         self.credentialHeaders = credentialHeaders
+        self.witness = witness
     }
 
     /// Records a hop to `target`.
@@ -67,13 +73,16 @@ struct RedirectTracker: Sendable {
     }
 
     /// `request` with the credential headers removed when `target` is another origin than the
-    /// original request's.
+    /// original request's; the ``witness`` is told when one was there.
     func strippingCredentials(_ request: URLRequest, for target: URL?) -> URLRequest {
         guard !Origin.isSameOrigin(originalURL, target) else { return request }
         var stripped = request
-        for header in credentialHeaders {
+        var dropped = false
+        for header in credentialHeaders where stripped.value(forHTTPHeaderField: header) != nil {
             stripped.setValue(nil, forHTTPHeaderField: header)
+            dropped = true
         }
+        if dropped { witness?.noteDroppedCredentials() }
         return stripped
     }
 

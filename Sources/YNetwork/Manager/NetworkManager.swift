@@ -366,6 +366,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             }
             switch state.coordinator.unauthorized(sent: sent, current: current, sentAtEpoch: epoch, now: now) {
             case .retryWithCurrentCredentials: return .settled(true)
+            // `sent` is what the session manager applied, never the caller's own: credentials
+            // the app replaced while the request was in flight are retried with the current ones.
+            case .notIssued: return .settled(true)
             case .refuseLimitExceeded: return .settled(false)
             case .joinRefresh: return .join(state.refreshNumber)
             case .startRefresh:

@@ -65,4 +65,15 @@ struct JitterStrategyTests {
             JitterStrategy.full.delay(attempt: 5000, baseDelay: 0.5, maxDelay: 30, previousDelay: nil, randomUnit: 1)
                 == 30)
     }
+
+    @Test("A NaN random unit counts as 0: every strategy still gives a finite delay within its bounds")
+    func nanUnit() {
+        for jitter in [JitterStrategy.disabled, .full, .equal, .decorrelated] {
+            let delay = jitter.delay(attempt: 2, baseDelay: 1, maxDelay: 10, previousDelay: 1, randomUnit: .nan)
+            #expect(delay.isFinite && delay >= 0 && delay <= 10, "\(jitter): \(delay)")
+        }
+        #expect(
+            JitterStrategy.full.delay(attempt: 0, baseDelay: 1, maxDelay: 10, previousDelay: nil, randomUnit: .nan) == 0
+        )
+    }
 }

@@ -85,4 +85,124 @@ struct ReauthEdgeTests {
         #expect(body == Data("ok".utf8))
         #expect(refreshes.current == 1)
     }
+
+    @Test(
+        "A 401 for the caller's own credential (another origin's Basic) is returned as it is: ours never replaces it",
+        arguments: TransportKind.all)
+    func callersOwnCredential(kind: TransportKind) async throws {
+        let partner = try LoopbackServer()
+        defer { partner.shutdown() }
+        partner.route("GET", "/x") { _ in LoopbackResponse(status: 401) }
+        let auth = InMemoryAuthService(token: "api-secret")
+        let reauth = ReauthTransport(
+            inner: try kind.make(), authService: auth, refreshToken: { try await auth.saveAccessToken("t1") })
+        var request = URLRequest(url: partner.url("/x"))
+        request.setValue("Basic cGFydG5lcjpwdw==", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await reauth.data(for: request)
+        #expect(response.statusCode == 401)
+        // Before: a second request with `Bearer api-secret`, our token at the partner's origin.
+        #expect(partner.receivedRequests.map { $0.header("Authorization") } == ["Basic cGFydG5lcjpwdw=="])
+        #expect(reauth.refreshCount == 0)
+    }
+
+    @Test(
+        "A chain that leaves the origin and comes back (A → B → A) ending in 401: no refresh, no sign-out",
+        arguments: TransportKind.all)
+    func bounced401(kind: TransportKind) async throws {
+        let api = try LoopbackServer()
+        defer { api.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        let back = api.url("/me").absoluteString
+        api.route("GET", "/start") { _ in
+            LoopbackResponse(status: 302, headers: [("Location", other.url("/bounce").absoluteString)])
+        }
+        other.route("GET", "/bounce") { _ in LoopbackResponse(status: 302, headers: [("Location", back)]) }
+        api.route("GET", "/me") { request in
+            request.header("Authorization") == nil ? LoopbackResponse(status: 401) : .text("me")
+        }
+        let auth = InMemoryAuthService(token: "t0")
+        let reauth = ReauthTransport(
+            inner: try kind.make(), authService: auth, refreshToken: { try await auth.saveAccessToken("t1") })
+        let (_, response) = try await reauth.data(for: try await auth.authorize(URLRequest(url: api.url("/start"))))
+        #expect(response.statusCode == 401)
+        #expect(reauth.refreshCount == 0)
+        #expect(api.requests(path: "/me").count == 1)
+        #expect(other.receivedRequests.allSatisfy { $0.header("Authorization") == nil })
+
+        // The service, told about 401s, is not told about this one (it signed the user out).
+        let handler = InvalidationRecorder(server: api)
+        let service = HTTPNetworkService(transport: try kind.make(), authService: auth, invalidationHandler: handler)
+        let environment = DefaultAPIEnvironment(baseURL: api.baseURL)
+        await #expect(throws: NetworkError.self) {
+            _ = try await service.requestData(
+                to: Endpoint(path: "/start", method: .get, requiresAuth: true), via: environment)
+        }
+        #expect(handler.requestsSeenAtEachCall.isEmpty)
+        // Its own 401, unredirected, still is.
+        await #expect(throws: NetworkError.self) {
+            _ = try await service.requestData(
+                to: Endpoint(path: "/me", method: .get, requiresAuth: false), via: environment)
+        }
+        #expect(handler.requestsSeenAtEachCall.count == 1)
+    }
+
+    @Test(
+        "The refresh is held to the transport's limit, not to that of the endpoint whose 401 started it",
+        arguments: TransportKind.all)
+    func refreshLimit(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/tiny", handler: LoopbackServer.sequence([LoopbackResponse(status: 401), .text("ok")]))
+        server.route("POST", "/token") { _ in .json("{\"token\":\"" + String(repeating: "t", count: 1_000) + "\"}") }
+        let auth = InMemoryAuthService(token: "t0")
+        let inner = try kind.make()
+        let reauth = ReauthTransport(
+            inner: inner, authService: auth,
+            refreshToken: {
+                var request = URLRequest(url: server.url("/token"))
+                request.httpMethod = "POST"
+                let (body, _) = try await inner.data(for: request)
+                guard body.count > 1_000 else { throw URLError(.cannotParseResponse) }
+                try await auth.saveAccessToken("t1")
+            })
+        let service = HTTPNetworkService(transport: reauth, authService: auth)
+        let data = try await service.requestData(
+            to: Endpoint(path: "/tiny", method: .get, requiresAuth: true, maxResponseBytes: 64),
+            via: DefaultAPIEnvironment(baseURL: server.baseURL))
+        #expect(data.data == Data("ok".utf8))
+        #expect(server.requests(path: "/token").count == 1)
+        #expect(server.requests(path: "/tiny").map { $0.header("Authorization") } == ["Bearer t0", "Bearer t1"])
+    }
+
+    @Test(
+        "A refresh whose own request gets a 401 fails at once, not at the refresh timeout (it waited for itself)",
+        arguments: TransportKind.all)
+    func refreshsOwn401(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/data") { _ in LoopbackResponse(status: 401) }
+        server.route("POST", "/refresh") { _ in LoopbackResponse(status: 401) }
+        let auth = InMemoryAuthService(token: "t0")
+        let box = Locked<ReauthTransport?>(nil)
+        let reauth = ReauthTransport(
+            inner: try kind.make(), authService: auth, policy: ReauthPolicy(refreshTimeout: 20),
+            refreshToken: {
+                var request = URLRequest(url: server.url("/refresh"))
+                request.httpMethod = "POST"
+                guard let reauth = box.current else { return }
+                let (_, response) = try await reauth.data(for: try await auth.authorize(request))
+                guard response.statusCode == 200 else { throw URLError(.userAuthenticationRequired) }
+            })
+        box.withLock { $0 = reauth }
+        let start = Date()
+        do {
+            _ = try await reauth.data(for: try await auth.authorize(URLRequest(url: server.url("/data"))))
+            Issue.record("the 401 did not fail the call")
+        } catch let error as TransportError {
+            #expect((error.underlyingError as? ReauthError)?.code == .refreshFailed, "\(error)")
+        }
+        #expect(Date().timeIntervalSince(start) < 10, "took \(Date().timeIntervalSince(start)) s")
+        #expect(server.requests(path: "/refresh").count == 1)
+    }
 }

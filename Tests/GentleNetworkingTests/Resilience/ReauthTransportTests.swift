@@ -127,17 +127,33 @@ struct ReauthTransportTests {
         #expect(api.dataRequests.count == 1, "nothing was retried after the failed refresh")
     }
 
-    @Test("A 401 for a request sent with an older token is retried with the current one, no refresh")
+    @Test(
+        "A 401 for the service's credential that the app replaced in flight is retried with the current one, no refresh"
+    )
     func olderTokenRace() async throws {
         let api = try AuthAPI()
         defer { api.server.shutdown() }
-        let stack = makeStack(api, token: "t1")  // the app already holds the current token
-        var stale = URLRequest(url: api.server.url("/data"))
-        stale.setValue("Bearer t0", forHTTPHeaderField: "Authorization")  // built before it was saved
-        let (_, response) = try await stack.reauth.data(for: stale)
-        #expect(response.statusCode == 200)
+        let stack = makeStack(api, token: "t0")
+        // The service adds `t0`; the app saves `t1` (a new login) before the request goes out.
+        let replacing = ReplacingTransport(inner: stack.reauth) { try await stack.auth.saveAccessToken("t1") }
+        let service = HTTPNetworkService(transport: replacing, authService: stack.auth)
+        let body = try await service.requestData(to: data, via: DefaultAPIEnvironment(baseURL: api.server.baseURL))
+        #expect(body.response.statusCode == 200)
         #expect(api.refreshCount == 0)
         #expect(api.dataRequests.map(\.bearerToken) == ["t0", "t1"])
+    }
+
+    @Test("A 401 for a credential the caller set (not the auth service's) is returned as it is: no retry, no refresh")
+    func callersOwnToken() async throws {
+        let api = try AuthAPI()
+        defer { api.server.shutdown() }
+        let stack = makeStack(api, token: "t1")
+        var own = URLRequest(url: api.server.url("/data"))
+        own.setValue("Bearer t0", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await stack.reauth.data(for: own)
+        #expect(response.statusCode == 401)
+        #expect(api.refreshCount == 0)
+        #expect(api.dataRequests.map(\.bearerToken) == ["t0"])
     }
 
     @Test("A refresh that renews the session and keeps the token: each later expiry refreshes again")
@@ -282,5 +298,17 @@ struct ReauthTransportTests {
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         #expect(try await stack.auth.loadAccessToken() == "t2")
+    }
+}
+
+/// Runs `beforeSending` before passing each request on: a test's way to change the app's state
+/// between the service preparing a request and the transport sending it.
+private struct ReplacingTransport: HTTPTransportProtocol {
+    let inner: any HTTPTransportProtocol
+    let beforeSending: @Sendable () async throws -> Void
+
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await beforeSending()
+        return try await inner.data(for: request)
     }
 }

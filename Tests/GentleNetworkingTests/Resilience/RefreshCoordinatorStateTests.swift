@@ -26,8 +26,22 @@ struct RefreshCoordinatorStateTests {
         // The late 401 read the current credential before the refresh finished: "A" still.
         #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .retryWithCurrentCredentials)
         #expect(state.refreshStarts.count == 1)
-        // A credential changed by the app, not by us.
-        #expect(state.unauthorized(sent: "X", current: "Y", now: t0) == .retryWithCurrentCredentials)
+        // A credential this state never saw: the caller's own (or one the app replaced by
+        // itself), which ours must not replace.
+        #expect(state.unauthorized(sent: "X", current: "Y", now: t0) == .notIssued)
+        #expect(state.unauthorized(sent: "X", current: nil, now: t0) == .notIssued)
+        #expect(state.refreshStarts.count == 1)
+    }
+
+    @Test("A credential the state has not seen is not ours, during a refresh too; ours join it")
+    func notIssuedDuringRefresh() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        #expect(state.unauthorized(sent: "P", current: "A", now: t0) == .notIssued)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .joinRefresh)
+        state.refreshSucceeded(newCredential: "B")
+        #expect(state.unauthorized(sent: "A", current: "B", now: t0) == .retryWithCurrentCredentials)
+        #expect(state.unauthorized(sent: "P", current: "B", now: t0) == .notIssued)
     }
 
     @Test("A failed refresh retires nothing, so the next 401 may try again")
@@ -95,5 +109,14 @@ struct RefreshCoordinatorRenewalTests {
         #expect(state.finishedRefreshes == 2)
         state.refreshFailed()
         #expect(state.finishedRefreshes == 3)
+    }
+
+    @Test("A negative window means the default 60 s: the loop guard still refuses (it was 0, the guard off)")
+    func negativeWindow() {
+        var state = RefreshCoordinatorState(maxRefreshes: 1, window: -60)
+        #expect(state.window == 60)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        state.refreshFailed()
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0.addingTimeInterval(1)) == .refuseLimitExceeded)
     }
 }
