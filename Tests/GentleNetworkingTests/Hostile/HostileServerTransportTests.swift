@@ -248,6 +248,44 @@ struct HostileServerTransportTests {
         #expect(data.seconds < 4 && stream.seconds < 4, "data \(data.seconds) s, stream \(stream.seconds) s")
     }
 
+    @Test(
+        "A status line libcurl reads but we do not (a tab, two spaces, lowercase) is .badResponse for data and streams",
+        arguments: TransportKind.all)
+    func unreadableStatusLine(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        // 4 MiB after the head, then the connection stays open: a stream that never got its head
+        // filled its buffer, libcurl paused the transfer, and nothing ended it.
+        let lines = ["HTTP/1.1 200\tOK", "HTTP/1.1  200 OK", "http/1.1 200 OK"]
+        for (index, line) in lines.enumerated() {
+            let head = Data((line + "\r\nContent-Type: text/plain\r\n\r\n").utf8)
+            server.route("/odd\(index)", .rawThenHold(head + Data(repeating: 0x61, count: 4 << 20)))
+        }
+        let transport = try makeHostileTransport(kind)
+        for index in lines.indices {
+            var odd = URLRequest(url: server.url("/odd\(index)"))
+            odd.timeoutInterval = 3
+            let request = odd
+            let data = await outcome(within: 10) {
+                let (data, response) = try await transport.data(for: request)
+                return "\(response.statusCode) with \(data.count) bytes"
+            }
+            // corelibs' URLSession cannot read a lowercase `http/` status line and says nothing
+            // at all (no head, no bytes counted): the idle timeout ends it, as `.timedOut`.
+            let expected: TransportError.Code =
+                kind == .urlSession && lines[index].hasPrefix("http/") ? .timedOut : .badResponse
+            #expect(data.code == expected, "\(lines[index]), data: \(data.description)")
+            let stream = await outcome(within: 10) {
+                let (stream, response) = try await transport.stream(for: request)
+                var count = 0
+                for try await chunk in stream { count += chunk.count }
+                return "\(response.statusCode) with \(count) bytes"
+            }
+            #expect(stream.code == expected, "\(lines[index]), stream: \(stream.description)")
+            #expect(data.seconds < 5 && stream.seconds < 5, "data \(data.seconds) s, stream \(stream.seconds) s")
+        }
+    }
+
     @Test("A 401 with WWW-Authenticate surfaces as the 401, within the timeout", arguments: TransportKind.all)
     func wwwAuthenticate(kind: TransportKind) async throws {
         let server = try HostileServer()

@@ -244,6 +244,22 @@ struct CurlTransferStateTests {
         }
     }
 
+    @Test("A status line we cannot read ends the head with .badResponse, before any body (a stream waited forever)")
+    func unreadableStatusLineAtEndOfHead() {
+        for line in ["HTTP/1.1 200\tOK", "HTTP/1.1 200OK", "HTTP/1.1  200 OK", "HTTP/1.1 2000 Nope"] {
+            for sink in [CurlTransferState.SinkKind.stream, .memory] {
+                var state = makeState(sink)
+                _ = feed(&state, [line, "Content-Type: text/plain"])
+                let actions = feed(&state, [""])
+                #expect(actions.abort, "\(line) (\(sink))")
+                #expect(failureCode(state.finished(libcurlFailure: nil)) == .badResponse, "\(line) (\(sink))")
+            }
+        }
+        // An interim head still waits for the final one.
+        var interim = makeState(.stream)
+        #expect(!feed(&interim, ["HTTP/1.1 100 Continue", ""]).abort)
+    }
+
     @Test("Cancellation first: the caller and stream end cancelled; libcurl's later end changes nothing")
     func cancelFirst() {
         var state = makeState(.stream)

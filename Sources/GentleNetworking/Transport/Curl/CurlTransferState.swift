@@ -323,7 +323,16 @@ struct CurlTransferState: Sendable {
             // a body with no final head (a stream then waited for a head forever).
             return abort(Self.switchedProtocols(url))
         }
-        guard head.statusCode >= 200 else { return Actions() }  // 1xx, or nothing yet
+        guard head.statusCode >= 200 else {
+            // A head whose status line we could not read (`HTTP/1.1 200\tOK`, two spaces, a
+            // lowercase `http/`: libcurl reads all of them as 200) ends here. Waiting for another
+            // head, a stream never resumed its caller: its buffer filled, libcurl paused, and a
+            // paused transfer has no idle timeout.
+            guard (100..<200).contains(head.statusCode) else {
+                return abort(TransportError(.badResponse, url: url, message: "The server sent no valid status line."))
+            }
+            return Actions()  // 1xx: the final head follows
+        }
         if !headComplete {
             headComplete = true
             if let error = framingError() { return abort(error) }
