@@ -52,6 +52,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// suspended instead.
     public let streamSpillLimit: Int64
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+        /// Linux: the configuration's `httpAdditionalHeaders`, which this transport adds to each
+        /// request that does not set them, so they are validated and, on a redirect to another
+        /// origin, dropped like the request's own credentials. corelibs added them to every hop
+        /// itself (an `Authorization` there reached any host a redirect named) and unchecked
+        /// (CR/LF in a value went to libcurl as it was). The routed session is made without them.
+        private let configurationHeaders: [(name: String, value: String)]
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
         /// the exchanges run on a session made from `session`'s configuration whose delegate
         /// routes each task's events to its call. `nil` when `session` has a delegate of its
@@ -65,7 +71,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// Creates a transport.
     ///
     /// - Parameters:
-    ///   - session: The session to send with; `URLSession.shared` by default.
+    ///   - session: The session to send with; `URLSession.shared` by default. On Linux, its
+    ///     configuration's `httpAdditionalHeaders` are put on each request that does not set them
+    ///     (validated, and dropped on a redirect to another origin when they are credentials). A
+    ///     session with a delegate of its own is used as it is, and corelibs adds those headers
+    ///     to every redirect hop itself: keep credentials out of such a session's configuration.
     ///   - maxRedirects: The redirect limit; 10 by default. Negative values count as 0.
     ///   - limits: `ResponseLimits()` by default.
     ///   - totalTimeout: `nil` by default. NaN, zero and negative values mean none; infinite
@@ -84,6 +94,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
             self.routed = Locked(session.delegate == nil ? .notYetMade : .notUsed)
+            var headers: [(name: String, value: String)] = []
+            for case (let name as String, let value as String) in session.configuration.httpAdditionalHeaders ?? [:] {
+                headers.append((name, value))
+            }
+            self.configurationHeaders = headers
         #endif
     }
 
@@ -100,8 +115,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     return (routedSession, router)
                 case .notYetMade:
                     let router = SessionRouter()
+                    // The configuration's headers go on each request instead (see
+                    // `configurationHeaders`); a copy, so the caller's session is not changed.
+                    let configuration = session.configuration.copy() as? URLSessionConfiguration
+                    configuration?.httpAdditionalHeaders = nil
                     let routedSession = URLSession(
-                        configuration: session.configuration, delegate: router, delegateQueue: nil)
+                        configuration: configuration ?? session.configuration, delegate: router, delegateQueue: nil)
                     state = .made(routedSession, router)
                     return (routedSession, router)
                 }
@@ -163,7 +182,15 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         _ request: URLRequest, bodyLimit: Int64?, streamBuffer: Int?
     ) async throws -> (SessionBody, HTTPURLResponse) {
         try Task.checkCancellation()
-        var sent = try RequestValidator.prepared(try await RequestBodyStream.reading(request))
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            var sent = try RequestValidator.prepared(try await RequestBodyStream.reading(request))
+        #else
+            var withHeaders = try await RequestBodyStream.reading(request)
+            for (name, value) in configurationHeaders where withHeaders.value(forHTTPHeaderField: name) == nil {
+                try RequestValidator.setHeader(value, named: name, on: &withHeaders)
+            }
+            var sent = try RequestValidator.prepared(withHeaders)
+        #endif
         // Any Double is accepted: a value corelibs could trap on is never handed to it.
         let idle =
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)
