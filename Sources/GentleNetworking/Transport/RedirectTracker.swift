@@ -8,9 +8,12 @@ import Foundation
 /// never cross to another origin.
 struct RedirectTracker: Sendable {
     let originalURL: URL?
+    /// The original request's method, uppercased: a loop is the same method at the same URL
+    /// again (a POST answered by a 303 to its own URL is a GET there, not a loop).
+    let originalMethod: String
     let maxRedirects: Int
-    /// The URLs redirected to so far (at most `maxRedirects`, so a linear search is fine); built
-    /// only once a redirect happens, as most requests have none.
+    /// The method and URL of each hop so far (at most `maxRedirects`, so a linear search is
+    /// fine); built only once a redirect happens, as most requests have none.
     private var visited: [String] = []
     private(set) var count = 0
     /// The headers dropped on a hop to another origin.
@@ -26,23 +29,25 @@ struct RedirectTracker: Sendable {
     /// `witness` to the calling task's (read here, since URLSession follows a redirect on its
     /// delegate queue, where the task's locals are not in force).
     init(
-        originalURL: URL?, maxRedirects: Int, credentialHeaders: [String] = Origin.credentialHeadersInForce,
+        originalURL: URL?, originalMethod: String?, maxRedirects: Int,
+        credentialHeaders: [String] = Origin.credentialHeadersInForce,
         witness: RequestWitness? = RequestWitness.current
     ) {
         self.originalURL = originalURL
+        self.originalMethod = (originalMethod ?? "GET").uppercased()
         self.maxRedirects = max(0, maxRedirects)
         self.credentialHeaders = credentialHeaders
         self.witness = witness
     }
 
-    /// Records a hop to `target`.
+    /// Records a hop to `target` with `method`.
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/tooManyRedirects`` for a
-    ///   loop or for more than `maxRedirects` hops.
-    mutating func follow(to target: URL?) throws(TransportError) {
+    ///   loop (the same method at a URL already requested) or for more than `maxRedirects` hops.
+    mutating func follow(to target: URL?, method: String?) throws(TransportError) {
         count += 1
-        let key = target?.absoluteString ?? ""
-        if visited.contains(key) || key == originalURL?.absoluteString {
+        let key = (method ?? "GET").uppercased() + " " + (target?.absoluteString ?? "")
+        if visited.contains(key) || key == originalMethod + " " + (originalURL?.absoluteString ?? "") {
             throw TransportError(
                 .tooManyRedirects, url: originalURL, message: "Redirect loop detected at \(Redactor.url(target)).")
         }

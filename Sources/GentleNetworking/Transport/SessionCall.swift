@@ -94,7 +94,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         self.state = Locked(
             State(
                 lastActivity: now,
-                tracker: tracker ?? RedirectTracker(originalURL: request.url, maxRedirects: maxRedirects),
+                tracker: tracker
+                    ?? RedirectTracker(
+                        originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: maxRedirects),
                 hopStart: now))
         super.init()
         ObjectWatch.note(self, "SessionCall")
@@ -430,7 +432,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 return nil
             }
             do throws(TransportError) {
-                try state.tracker.follow(to: url)
+                try state.tracker.follow(to: url, method: candidate.httpMethod)
             } catch {
                 state.redirectFailure = error
                 return nil

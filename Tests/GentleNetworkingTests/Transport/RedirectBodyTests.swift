@@ -109,4 +109,31 @@ struct RedirectBodyTests {
         }
         #expect(server.receivedRequests.count <= 3)
     }
+
+    @Test(
+        "Post/Redirect/Get to the same URL is one hop, not a loop; the same method at the same URL again is",
+        arguments: TransportKind.all)
+    func postRedirectGetSameURL(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/form") { _ in LoopbackResponse(status: 303, headers: [("Location", "/form")]) }
+        server.route("GET", "/form") { _ in .text("done") }
+        server.route(nil, "/loop") { _ in LoopbackResponse(status: 303, headers: [("Location", "/loop")]) }
+        let transport = try kind.make()
+        var post = URLRequest(url: server.url("/form"))
+        post.httpMethod = "POST"
+        post.httpBody = Data("a=1".utf8)
+        let (body, response) = try await transport.data(for: post)
+        #expect(response.statusCode == 200 && body == Data("done".utf8))
+        #expect(server.requests(path: "/form").map(\.method) == ["POST", "GET"])
+        var loop = URLRequest(url: server.url("/loop"))
+        loop.httpMethod = "POST"
+        do {
+            let (_, response) = try await transport.data(for: loop)
+            Issue.record("a 303 loop returned \(response.statusCode)")
+        } catch let error as TransportError {
+            #expect(error.code == .tooManyRedirects)
+        }
+        #expect(server.requests(path: "/loop").map(\.method) == ["POST", "GET"])
+    }
 }

@@ -42,11 +42,14 @@
                 let sent = added.isEmpty ? current : current.adding(added)
                 added = []
                 var hops =
-                    tracker ?? RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
+                    tracker
+                    ?? RedirectTracker(
+                        originalURL: request.url, originalMethod: request.httpMethod,
+                        maxRedirects: configuration.maxRedirects)
                 guard let next = hops.nextRequest(after: try deferred.response(), for: sent) else {
                     return (body, deferred)
                 }
-                try hops.follow(to: next.url)
+                try hops.follow(to: next.url, method: next.httpMethod)
                 hops.noteHop(status: head.statusCode, from: sent, to: next)
                 tracker = hops
                 current = next

@@ -276,7 +276,8 @@
             for request: URLRequest, bufferSize: Int, maxBytes: Int64? = nil
         ) async throws -> (HTTPByteStream, HTTPURLResponse) {
             let request = try await RequestBodyStream.reading(request)
-            var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
+            var tracker = RedirectTracker(
+                originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: configuration.maxRedirects)
             var current = request
             while true {
                 let buffer = ChunkBuffer<CurlStreamResumer>(highWater: bufferSize)
@@ -299,7 +300,7 @@
                     return (stream, response)
                 }
                 stream.cancel()
-                try tracker.follow(to: next.url)
+                try tracker.follow(to: next.url, method: next.httpMethod)
                 tracker.noteHop(status: response.statusCode, from: current, to: next)
                 current = next
             }
@@ -309,7 +310,8 @@
         private func followingRedirects(
             _ request: URLRequest, _ send: (URLRequest) async throws -> (Data, HTTPURLResponse)
         ) async throws -> (Data, HTTPURLResponse) {
-            var tracker = RedirectTracker(originalURL: request.url, maxRedirects: configuration.maxRedirects)
+            var tracker = RedirectTracker(
+                originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: configuration.maxRedirects)
             var current = request
             while true {
                 let (data, response) = try await send(current)
@@ -317,7 +319,7 @@
                 else {
                     return (data, response)
                 }
-                try tracker.follow(to: next.url)
+                try tracker.follow(to: next.url, method: next.httpMethod)
                 tracker.noteHop(status: response.statusCode, from: current, to: next)
                 current = next
             }
