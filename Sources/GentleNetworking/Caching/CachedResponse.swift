@@ -25,8 +25,11 @@ public struct CachedResponse: Sendable, Hashable, Codable {
         self.storedAt = storedAt
     }
 
-    /// The size the entry counts for in byte-bounded stores: the body plus the headers.
+    /// The size the entry counts for in byte-bounded stores: the body, the headers, the URL and
+    /// the tag, plus 64 bytes. (The URL, which a redirect's `Location` chooses, was not counted:
+    /// entries of long URLs went past a store's byte limit.)
     public var approximateSize: Int {
-        body.count + headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count } + etag.utf8.count + 64
+        body.count + headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+            + (url?.absoluteString.utf8.count ?? 0) + etag.utf8.count + 64
     }
 }

@@ -113,9 +113,10 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// The key a GET that this transport may make conditional is stored under; nil for any other
-    /// method, or when the caller set `If-None-Match`, `Range` or `If-Range` itself (the exchange
-    /// is theirs: a range's 206 is part of a representation, never one to serve whole, and a
-    /// whole one must not answer a range).
+    /// method, or when the caller set a precondition (`If-None-Match`, `If-Modified-Since`,
+    /// `If-Match`, `If-Unmodified-Since`), `Range` or `If-Range` itself (the exchange is theirs: a
+    /// 304 or 412 answers their condition, and a range's 206 is part of a representation, never
+    /// one to serve whole, and a whole one must not answer a range).
     func revalidationKey(for request: URLRequest) -> String? {
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method.equalsIgnoringASCIICase("GET") else { return nil }
@@ -123,7 +124,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         return conditional ? nil : key
     }
 
-    /// The key for `method` and `request`, and whether the request carries `If-None-Match`,
+    /// The key for `method` and `request`, and whether the request carries a precondition,
     /// `Range` or `If-Range` (an exchange this transport leaves alone). One
     /// pass over the request's headers, comparing names byte-wise (a `lowercased()` copy and a
     /// hash per header, or a case-insensitive lookup per credential name, cost more: this runs
@@ -139,7 +140,8 @@ public struct ETagTransport: HTTPTransportProtocol {
             if name.equalsIgnoringASCIICase("accept") {
                 accept = value
             } else if name.equalsIgnoringASCIICase("if-none-match") || name.equalsIgnoringASCIICase("range")
-                || name.equalsIgnoringASCIICase("if-range")
+                || name.equalsIgnoringASCIICase("if-range") || name.equalsIgnoringASCIICase("if-modified-since")
+                || name.equalsIgnoringASCIICase("if-match") || name.equalsIgnoringASCIICase("if-unmodified-since")
             {
                 conditional = true
             } else if let keyedName = keyed.contains(name)

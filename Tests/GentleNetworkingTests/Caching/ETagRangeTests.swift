@@ -60,6 +60,32 @@ struct ETagRangeTests {
             inner.sent.map { $0.value(forHTTPHeaderField: "If-None-Match") } == [nil, nil, nil, nil, "\"v1\""])
     }
 
+    @Test(
+        "The caller's own precondition is theirs: its 304 (or 412) comes back as it is, not .unexpectedNotModified",
+        arguments: ["If-Modified-Since", "if-modified-since", "If-Match", "If-Unmodified-Since"])
+    func callersPrecondition(header: String) async throws {
+        let status =
+            header.lowercased().hasSuffix("modified-since") && !header.lowercased().contains("unmodified")
+            ? 304 : 412
+        let inner = ScriptedTransport([
+            .status(200, headers: ["ETag": "\"v1\""], body: "whole"),
+            .status(status, headers: ["ETag": "\"v1\""]),
+            .status(status, headers: ["ETag": "\"v1\""]),
+        ])
+        let store = InMemoryETagStore()
+        let etag = ETagTransport(inner: inner, store: store)
+        // With no entry, then with one: the caller's request goes out as it is, and its answer
+        // comes back as it is (the entry is neither served nor replaced).
+        let condition = header.lowercased().contains("match") ? "\"v1\"" : "Wed, 21 Oct 2015 07:28:00 GMT"
+        let (_, first) = try await etag.data(for: Self.get([header: condition]))
+        #expect(first.statusCode == 200)
+        let (_, second) = try await etag.data(for: Self.get([header: condition]))
+        #expect(second.statusCode == status)
+        let (_, third) = try await etag.data(for: Self.get([header: condition]))
+        #expect(third.statusCode == status)
+        #expect(inner.sent.map { $0.value(forHTTPHeaderField: "If-None-Match") } == [nil, nil, nil])
+    }
+
     @Test("Only 200, 203 and 204 are stored", arguments: [200, 201, 202, 203, 204, 206])
     func storedStatuses(status: Int) async throws {
         let inner = ScriptedTransport([.status(status, headers: ["ETag": "\"v1\""], body: status == 204 ? "" : "x")])

@@ -40,6 +40,22 @@ struct InMemoryETagStoreTests {
         #expect(await store.count == 0)
         #expect(await store.byteCount == 0)
     }
+
+    @Test("Long URLs (a redirect's Location, a request's own) count against the byte limit")
+    func urlsCount() async throws {
+        let store = InMemoryETagStore(maxEntries: 1_000, maxBytes: 1 << 20)
+        for index in 0..<100 {
+            let long = "https://h.example/" + String(repeating: "p", count: 100_000) + "/\(index)"
+            let url = try #require(URL(string: long))
+            let response = CachedResponse(
+                body: Data("{}".utf8), statusCode: 200, headers: [:], url: url, etag: "\"v\"", storedAt: Date())
+            await store.store(response, for: "GET " + long)
+        }
+        // 100 entries of ~100 KB of URL are ~10 MB: at most 1 MiB is kept.
+        let kept = await store.count
+        #expect(kept <= 10, "\(kept) entries kept")
+        #expect(await store.byteCount <= 1 << 20)
+    }
 }
 
 @Suite("DiskETagStore")
