@@ -378,6 +378,20 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // corelibs never tells the delegate about a 3xx's head (nor its body, which it keeps): a
+        // 3xx it did not follow (no `Location`, or one we refused) ends with no response
+        // delivered, but the task has it. The 3xx is the response, as on CurlTransport (it was
+        // `.badResponse`, "no response"); its body is not there to return.
+        if error == nil, state.withLock({ $0.response == nil && $0.redirectFailure == nil }),
+            let http = task.response as? HTTPURLResponse
+        {
+            if let failure = check(http) {
+                complete(.failure(failure))
+                return
+            }
+            state.withLock { $0.response = http }
+            if let buffer { deliverHead(http, buffer: buffer) }
+        }
         finish(error: error)
     }
 

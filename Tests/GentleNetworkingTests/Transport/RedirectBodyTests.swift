@@ -136,4 +136,23 @@ struct RedirectBodyTests {
         }
         #expect(server.requests(path: "/loop").map(\.method) == ["POST", "GET"])
     }
+
+    @Test(
+        "A 3xx with no Location is the response on both transports, with its status (URLSession: .badResponse)",
+        arguments: TransportKind.all)
+    func redirectWithoutLocation(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        for status in [301, 302, 303, 307, 308] {
+            server.route("GET", "/s\(status)") { _ in LoopbackResponse(status: status, body: Data("hi".utf8)) }
+        }
+        let transport = try kind.make()
+        for status in [301, 302, 303, 307, 308] {
+            let (_, response) = try await transport.data(for: URLRequest(url: server.url("/s\(status)")))
+            #expect(response.statusCode == status)
+            let (stream, head) = try await transport.stream(for: URLRequest(url: server.url("/s\(status)")))
+            #expect(head.statusCode == status)
+            stream.cancel()
+        }
+    }
 }
