@@ -169,6 +169,9 @@ enum Redactor {
 
     /// The byte that starts a URL's query.
     static let queryMark = ASCIISet("?")
+    /// The byte that ends a URL's user info. (Scanned as contiguous bytes: `utf8.contains`
+    /// walked the view's iterator, ~1,000 instructions for a short URL on every logged request.)
+    static let userInfoMark = ASCIISet("@")
     /// The bytes that start a URL's user info (its end), query or fragment.
     static let userInfoQueryOrFragmentMarks = ASCIISet("@?#")
 
@@ -282,7 +285,7 @@ enum Redactor {
             }
             // The password of the user info: removed from logged URLs, and scrubbed wherever a
             // server echoes it.
-            if text.utf8.contains(UInt8(ascii: "@")),
+            if containsAny(of: userInfoMark, in: text),
                 let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
             {
                 if let password = components.password { values.insert(password) }
