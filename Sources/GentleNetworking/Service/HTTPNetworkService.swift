@@ -231,6 +231,9 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// would be told to ``invalidationHandler``, or when the request carries the auth service's
     /// credential (`authorized`: a ``ReauthTransport`` below then knows the credential is the
     /// service's). Otherwise it binds nothing (the hot path pays two checks).
+    // Inlined: as a call, the extra async frame cost the plain request ~600 instructions
+    // (callgrind, `off`: 152,405 against 151,689 inlined).
+    @inline(__always)
     func witnessing<T>(
         authorized: Bool, isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> T
     ) async rethrows -> (T, RequestWitness?) {

@@ -38,6 +38,7 @@ final class RequestWitness: Sendable {
 
     /// Runs `operation` with a witness bound: the one already in force (an outer decorator's or
     /// the service's), else `make()`. Returns the witness with the result.
+    @inline(__always)
     static func watching<T>(
         isolation: isolated (any Actor)? = #isolation, make: () -> RequestWitness = { RequestWitness() },
         _ operation: () async throws -> T
