@@ -396,7 +396,7 @@ enum Redactor {
             let string = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
             // A form only when it does not look like JSON: a JSON value holding `?v=3` read as a
             // form lost everything up to the next `&`.
-            text = !looksLikeJSON(prefix) && string.contains("=") && !string.contains(" ") ? redactForm(string) : string
+            text = looksLikeForm(string, bytes: prefix) ? redactForm(string) : string
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
@@ -446,6 +446,13 @@ enum Redactor {
             return true
         }
         return false
+    }
+
+    /// Whether a body reads as form-encoded (`a=1&b=2`): its text holds `=` and no space, and its
+    /// bytes do not look like JSON (a JSON value holding `?v=3` read as a form lost everything
+    /// up to the next `&`). The one rule of log records and cURL commands.
+    static func looksLikeForm<Bytes: Collection<UInt8>>(_ text: String, bytes: Bytes) -> Bool {
+        text.contains("=") && !text.contains(" ") && !looksLikeJSON(bytes)
     }
 
     /// Whether `bytes` start (after whitespace and a UTF-8 byte-order mark) with `{` or `[`.

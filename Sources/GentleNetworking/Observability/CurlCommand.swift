@@ -164,7 +164,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// Whether `text` is form-encoded: by its type, or by its look, as the log records judge it.
     private static func isForm(_ text: String, contentType: String) -> Bool {
         contentType.contains("x-www-form-urlencoded")
-            || (text.contains("=") && !text.contains(" ") && !Redactor.looksLikeJSON(Array(text.utf8)))
+            || Redactor.looksLikeForm(text, bytes: text.utf8)
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {
