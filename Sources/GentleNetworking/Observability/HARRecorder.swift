@@ -17,7 +17,8 @@ import Foundation
 ///
 /// Memory is bounded: at most `maxEntries` entries are kept, holding at most `maxBytes` of text
 /// in all (later entries are counted in `_droppedEntries`), and a request with no response or
-/// failure yet is held until then. Each entry keeps at most 8 KiB of a header value, 64 KiB of a
+/// failure yet is held until then (at most `maxEntries` of them; their records are the service's,
+/// not counted in `maxBytes`). Each entry keeps at most 8 KiB of a header value, 64 KiB of a
 /// header list (the rest counted in a `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a
 /// body, so a hostile server's heads fill the byte budget, not the process's memory.
 ///

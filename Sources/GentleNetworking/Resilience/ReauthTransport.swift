@@ -20,8 +20,12 @@ import Foundation
 /// ```
 ///
 /// On a 401 for a request that carried a credential (the auth service's header):
-/// - if that credential was already replaced (by an earlier refresh, or by the app), the request
-///   is retried with the current one, without a new refresh;
+/// - if that credential is not one of the auth service's (neither the current one, nor one a
+///   refresh of this transport replaced or handed out, nor the one ``HTTPNetworkService`` added
+///   to this request), the 401 is returned as it is: it may be the caller's own (another API's
+///   Basic credentials), which ours must not replace;
+/// - if that credential was already replaced (by an earlier refresh, or by the app after the
+///   service added it), the request is retried with the current one, without a new refresh;
 /// - if a refresh is in flight, it waits for it; otherwise it starts one;
 /// - then it re-authorizes the request through the auth service and retries it exactly once.
 ///   A second 401 is returned as it is.
@@ -143,7 +147,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // Read before sending: a refresh that ends after this and hands out the credential this
         // request carries again (a renewed session) settles its 401 by a retry.
         let epoch = shared.withLock { $0.state.finishedRefreshes }
-        let ((body, exchanged), witness) = try await RequestWitness.watching { try await exchange(request) }
+        let ((body, exchanged), witness) = try await RequestWitness.watching(request) { try await exchange(request) }
         guard exchanged.statusCode == 401,
             let sent = request.value(forHTTPHeaderField: authService.headerField), !sent.isEmpty
         else {
@@ -170,8 +174,11 @@ public final class ReauthTransport: HTTPTransportProtocol {
             forHTTPHeaderField: authService.headerField)
         let now = policy.now()
         let (action, refreshNumber) = shared.withLock { shared -> (RefreshCoordinatorState.Action, Int) in
+            // The service vouches for the credential it added (by header and value), even one
+            // the app has replaced since; a credential it did not add may be the caller's own.
             let action = shared.state.unauthorized(
-                sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), sentAtEpoch: epoch, now: now)
+                sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), sentAtEpoch: epoch, now: now,
+                vouchedFor: witness.isServiceCredential(sent, in: authService.headerField))
             if action == .startRefresh {
                 shared.refreshCount += 1
                 shared.inFlight = shared.refreshCount
@@ -203,12 +210,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
         case .retryWithCurrentCredentials:
             break
         case .notIssued:
-            // A credential the service added with its auth service is ours, one the app has
-            // replaced since (a new login while the request was in flight): retried with the
-            // current one. Otherwise it is the caller's own (a partner's key, a login's Basic
+            // Possibly the caller's own credential (a partner's key, a login's Basic
             // credentials): ours must not replace it, least of all on a request for another
             // origin.
-            guard witness.serviceAuthorized else { return (body, exchanged) }
+            return (body, exchanged)
         }
         try Task.checkCancellation()
         let retried = try await authService.authorize(unauthenticated)
@@ -229,15 +234,17 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 // held to that request's response limit (an endpoint's 64-byte limit failed the
                 // token response, a huge one lifted the default for it), and is not witnessed
                 // for that request's redirects. It is marked as this transport's refresh.
-                try await ExchangeRecorder.observing(nil) {
+                let credential = try await ExchangeRecorder.observing(nil) {
                     try await ResponseLimits.$bodyLimitOverride.withValue(nil) {
                         try await RequestWitness.$current.withValue(nil) {
-                            try await Self.$refreshing.withValue(id) { try await refreshToken() }
+                            try await Self.$refreshing.withValue(id) {
+                                try await refreshToken()
+                                return try? await authService.authorize(probe).value(
+                                    forHTTPHeaderField: authService.headerField)
+                            }
                         }
                     }
                 }
-                let credential = try? await authService.authorize(probe).value(
-                    forHTTPHeaderField: authService.headerField)
                 return .success(credential.map(Self.fingerprint))
             } catch {
                 return .failure(

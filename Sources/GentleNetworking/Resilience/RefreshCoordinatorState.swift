@@ -15,10 +15,11 @@ public struct RefreshCoordinatorState: Sendable {
         case startRefresh
         /// Too many refreshes in the window: fail instead of refreshing again.
         case refuseLimitExceeded
-        /// The request carried a credential the auth service did not hand out (not the current
-        /// one, nor one a refresh retired or issued): the caller's own, such as a partner API's
-        /// key or a login's Basic credentials. Return the 401 as it is: replacing that credential
-        /// with ours would send ours where the caller never meant it to go.
+        /// The request carried a credential this state does not know (not the current one, nor
+        /// one a refresh retired or issued) and the owner did not vouch for: possibly the
+        /// caller's own, such as a partner API's key or a login's Basic credentials. Return the
+        /// 401 as it is: replacing that credential with ours would send ours where the caller
+        /// never meant it to go.
         case notIssued
     }
 
@@ -65,13 +66,19 @@ public struct RefreshCoordinatorState: Sendable {
     ///     unknown, which counts as sent after every refresh so far (a 401 for a credential that
     ///     a refresh handed out again then starts a refresh).
     ///   - now: The current time, for the loop guard's window.
+    ///   - vouchedFor: Whether the owner knows `sent` came from its auth service, even if the app
+    ///     has replaced it since (`false` by default).
     ///
     /// A credential that is neither `current` nor one this state has seen (refreshed from,
-    /// retired or issued) is ``Action/notIssued``; so is one the app replaced by itself (a new
-    /// login while the request was in flight), which this state cannot tell from the caller's own.
-    public mutating func unauthorized(sent: String, current: String?, sentAtEpoch: Int? = nil, now: Date) -> Action {
+    /// retired or issued), and is not `vouchedFor`, is ``Action/notIssued``: the caller's own,
+    /// or one the app replaced by itself (a new login while the request was in flight), which
+    /// this state cannot tell apart. A vouched-for credential is handled as before: it joins a
+    /// refresh in flight, or is retried with the current one.
+    public mutating func unauthorized(
+        sent: String, current: String?, sentAtEpoch: Int? = nil, now: Date, vouchedFor: Bool = false
+    ) -> Action {
         if retired.contains(sent) { return .retryWithCurrentCredentials }
-        guard sent == current || sent == refreshingFrom || issued[sent] != nil else { return .notIssued }
+        guard vouchedFor || sent == current || sent == refreshingFrom || issued[sent] != nil else { return .notIssued }
         if refreshingFrom != nil { return .joinRefresh }
         if let current, current != sent { return .retryWithCurrentCredentials }
         if let sentAtEpoch, let issuedAt = issued[sent], sentAtEpoch < issuedAt {

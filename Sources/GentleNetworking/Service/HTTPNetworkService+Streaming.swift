@@ -30,7 +30,7 @@ extension HTTPNetworkService {
         let response: HTTPURLResponse
         let witness: RequestWitness?
         do {
-            ((body, response), witness) = try await witnessing(authorized: endpoint.requiresAuth) {
+            ((body, response), witness) = try await witnessing(request, authorized: endpoint.requiresAuth) {
                 try await ExchangeRecorder.observing(recorder) {
                     try await Origin.withCredentialHeader(authService.headerField) {
                         try await transport.stream(for: request)

@@ -8,9 +8,9 @@ import Foundation
 /// never cross to another origin.
 struct RedirectTracker: Sendable {
     let originalURL: URL?
-    /// The original request's method, uppercased: a loop is the same method at the same URL
+    /// The original request's method (`nil`: GET): a loop is the same method at the same URL
     /// again (a POST answered by a 303 to its own URL is a GET there, not a loop).
-    let originalMethod: String
+    let originalMethod: String?
     let maxRedirects: Int
     /// The method and URL of each hop so far (at most `maxRedirects`, so a linear search is
     /// fine); built only once a redirect happens, as most requests have none.
@@ -18,26 +18,30 @@ struct RedirectTracker: Sendable {
     private(set) var count = 0
     /// The headers dropped on a hop to another origin.
     let credentialHeaders: [String]
-    /// Told when a hop drops a credential (see ``RequestWitness``).
-    let witness: RequestWitness?
+    /// Told when a hop drops a credential (see ``RequestWitness``), when read at `init`.
+    private let capturedWitness: RequestWitness?
+    /// Whether the witness was read at `init`; otherwise it is read when a hop drops a
+    /// credential (in the request's task), so a request without a redirect reads nothing.
+    private let capturesWitness: Bool
 
     /// The statuses that are followed when they carry a `Location`.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// Creates a tracker; `credentialHeaders` defaults to the headers in force for the calling
-    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:isolation:operation:)``),
-    /// `witness` to the calling task's (read here, since URLSession follows a redirect on its
-    /// delegate queue, where the task's locals are not in force).
+    /// task (``Origin/credentialHeaders`` and any set by ``Origin/withCredentialHeaders(_:isolation:operation:)``).
+    /// With `capturingWitness` the task's ``RequestWitness`` for `originalURL` is read here: for
+    /// URLSession, which follows a redirect on its delegate queue, where the task's locals are not
+    /// in force. Otherwise the tracker must be used in the request's task.
     init(
         originalURL: URL?, originalMethod: String?, maxRedirects: Int,
-        credentialHeaders: [String] = Origin.credentialHeadersInForce,
-        witness: RequestWitness? = RequestWitness.current
+        credentialHeaders: [String] = Origin.credentialHeadersInForce, capturingWitness: Bool = false
     ) {
         self.originalURL = originalURL
-        self.originalMethod = (originalMethod ?? "GET").uppercased()
+        self.originalMethod = originalMethod
         self.maxRedirects = max(0, maxRedirects)
         self.credentialHeaders = credentialHeaders
-        self.witness = witness
+        self.capturesWitness = capturingWitness
+        self.capturedWitness = capturingWitness ? RequestWitness.current(for: originalURL) : nil
     }
 
     /// Records a hop to `target` with `method`.
@@ -47,7 +51,8 @@ struct RedirectTracker: Sendable {
     mutating func follow(to target: URL?, method: String?) throws(TransportError) {
         count += 1
         let key = (method ?? "GET").uppercased() + " " + (target?.absoluteString ?? "")
-        if visited.contains(key) || key == originalMethod + " " + (originalURL?.absoluteString ?? "") {
+        let original = (originalMethod ?? "GET").uppercased() + " " + (originalURL?.absoluteString ?? "")
+        if visited.contains(key) || key == original {
             throw TransportError(
                 .tooManyRedirects, url: originalURL, message: "Redirect loop detected at \(Redactor.url(target)).")
         }
@@ -87,7 +92,10 @@ struct RedirectTracker: Sendable {
             stripped.setValue(nil, forHTTPHeaderField: header)
             dropped = true
         }
-        if dropped { witness?.noteDroppedCredentials() }
+        if dropped {
+            let witness = capturesWitness ? capturedWitness : RequestWitness.current(for: originalURL)
+            witness?.noteDroppedCredentials()
+        }
         return stripped
     }
 

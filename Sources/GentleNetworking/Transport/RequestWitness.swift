@@ -1,32 +1,43 @@
 import Foundation
 
 /// What the layers below a decorator learn about one logical request that the decorator needs
-/// in order to judge a 401: whether a redirect dropped the request's credential, and whether
-/// the credential was put there by the service's auth service. Bound by ``ReauthTransport``,
-/// and by ``HTTPNetworkService`` for an endpoint that `requiresAuth` or when it has an
-/// invalidation handler; read by ``RedirectTracker`` (both transports) and by them.
+/// in order to judge a 401: whether a redirect dropped the request's credential, and which
+/// credential the service's auth service put on it. Bound by ``ReauthTransport``, and by
+/// ``HTTPNetworkService`` for an endpoint that `requiresAuth` or when it has an invalidation
+/// handler; told by ``RedirectTracker`` (both transports).
 ///
 /// A 401 at the end of a redirect chain that left the request's origin says nothing about the
 /// credential, even when the chain came back to the origin (`A → B → A`): the request that got
 /// the 401 no longer carried the credential, which a redirect to another origin drops and a hop
 /// back does not restore. Comparing the 401's URL with the request's does not see that.
 ///
-/// Once set, ``droppedCredentials`` stays set for the binding (a retry inside it that did not go
-/// through such a chain still counts: its 401 is returned as it is rather than refreshed, the
-/// cautious side).
+/// A witness is for one request (its URL): a request made while it is bound (by a logger, in a
+/// task started there) that is not that request neither tells it nor takes it over. Once set,
+/// ``droppedCredentials`` stays set for the binding (a retry inside it that did not go through
+/// such a chain still counts: its 401 is returned as it is rather than refreshed, the cautious
+/// side).
 final class RequestWitness: Sendable {
     private let dropped = Locked(false)
-    /// Whether the service added the request's credential with its auth service (an endpoint
-    /// that `requiresAuth`): the credential is the service's, even one the app has replaced since
-    /// (a new login while the request was in flight), and never the caller's own.
-    let serviceAuthorized: Bool
+    /// The URL of the request the witness is for.
+    let url: URL?
+    /// The header and value of the credential the service added with its auth service (an
+    /// endpoint that `requiresAuth`): that credential is the service's, even when the app has
+    /// replaced it since (a new login while the request was in flight). `nil` otherwise.
+    let serviceCredential: (name: String, value: String)?
 
-    init(serviceAuthorized: Bool = false) {
-        self.serviceAuthorized = serviceAuthorized
+    init(url: URL?, serviceCredential: (name: String, value: String)? = nil) {
+        self.url = url
+        self.serviceCredential = serviceCredential
     }
 
     /// The witness bound for the current task's requests, if any.
     @TaskLocal static var current: RequestWitness?
+
+    /// The witness in force when it is for a request to `url`.
+    static func current(for url: URL?) -> RequestWitness? {
+        guard let current, current.url == url else { return nil }
+        return current
+    }
 
     /// Whether a redirect dropped a credential since the witness was bound.
     var droppedCredentials: Bool { dropped.current }
@@ -36,15 +47,23 @@ final class RequestWitness: Sendable {
         dropped.withLock { $0 = true }
     }
 
-    /// Runs `operation` with a witness bound: the one already in force (an outer decorator's or
-    /// the service's), else `make()`. Returns the witness with the result.
+    /// Whether `value` in header `name` is the credential the service added.
+    func isServiceCredential(_ value: String, in name: String) -> Bool {
+        guard let serviceCredential else { return false }
+        return serviceCredential.value == value && serviceCredential.name.equalsIgnoringASCIICase(name)
+    }
+
+    /// Runs `operation` (the exchange of `request`) with a witness bound: the one in force when
+    /// it is for `request` (an outer decorator's or the service's), else `make()`. Returns the
+    /// witness with the result.
     @inline(__always)
     static func watching<T>(
-        isolation: isolated (any Actor)? = #isolation, make: () -> RequestWitness = { RequestWitness() },
+        _ request: URLRequest, isolation: isolated (any Actor)? = #isolation,
+        make: (URLRequest) -> RequestWitness = { RequestWitness(url: $0.url) },
         _ operation: () async throws -> T
     ) async rethrows -> (T, RequestWitness) {
-        if let current { return (try await operation(), current) }
-        let witness = make()
+        if let current = current(for: request.url) { return (try await operation(), current) }
+        let witness = make(request)
         let result = try await $current.withValue(witness) { try await operation() }
         return (result, witness)
     }

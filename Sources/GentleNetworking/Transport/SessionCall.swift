@@ -96,7 +96,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 lastActivity: now,
                 tracker: tracker
                     ?? RedirectTracker(
-                        originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: maxRedirects),
+                        originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: maxRedirects,
+                        capturingWitness: true),
                 hopStart: now))
         super.init()
         ObjectWatch.note(self, "SessionCall")

@@ -364,11 +364,14 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             if let failedAt = state.failures[sent], failedAt > epoch {
                 return .settled(false)
             }
-            switch state.coordinator.unauthorized(sent: sent, current: current, sentAtEpoch: epoch, now: now) {
+            // `sent` is what the session manager applied, never the caller's own: credentials the
+            // app replaced while the request was in flight join a refresh in flight or are
+            // retried with the current ones, as before `notIssued` existed.
+            switch state.coordinator.unauthorized(
+                sent: sent, current: current, sentAtEpoch: epoch, now: now, vouchedFor: true)
+            {
             case .retryWithCurrentCredentials: return .settled(true)
-            // `sent` is what the session manager applied, never the caller's own: credentials
-            // the app replaced while the request was in flight are retried with the current ones.
-            case .notIssued: return .settled(true)
+            case .notIssued: return .settled(false)  // not returned for a vouched-for credential
             case .refuseLimitExceeded: return .settled(false)
             case .joinRefresh: return .join(state.refreshNumber)
             case .startRefresh:

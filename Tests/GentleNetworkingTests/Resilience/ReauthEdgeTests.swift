@@ -205,4 +205,39 @@ struct ReauthEdgeTests {
         #expect(Date().timeIntervalSince(start) < 10, "took \(Date().timeIntervalSince(start)) s")
         #expect(server.requests(path: "/refresh").count == 1)
     }
+
+    @Test(
+        "A request made while the service's request runs (a logger's) is not vouched for by it: the caller's own credential stays theirs",
+        arguments: TransportKind.all)
+    func nestedRequestNotVouched(kind: TransportKind) async throws {
+        let api = try LoopbackServer()
+        defer { api.shutdown() }
+        let partner = try LoopbackServer()
+        defer { partner.shutdown() }
+        api.route("GET", "/me") { _ in .text("me") }
+        partner.route("GET", "/x") { _ in LoopbackResponse(status: 401) }
+        let auth = InMemoryAuthService(token: "api-secret")
+        let reauth = ReauthTransport(
+            inner: try kind.make(), authService: auth, refreshToken: { try await auth.saveAccessToken("t1") })
+        var own = URLRequest(url: partner.url("/x"))
+        own.setValue("Basic cGFydG5lcjpwdw==", forHTTPHeaderField: "Authorization")
+        let partnerRequest = own
+        let nested = Locked<Task<Int, any Error>?>(nil)
+        // The logger starts a request of its own from inside the service's request (a task
+        // inherits the task-locals in force there, the service's witness among them).
+        let logger = ClosureNetworkLogger { record in
+            guard record.event == .request else { return }
+            nested.withLock {
+                $0 = Task { try await reauth.data(for: partnerRequest).1.statusCode }
+            }
+        }
+        let service = HTTPNetworkService(transport: reauth, authService: auth, logger: logger)
+        _ = try await service.requestData(
+            to: Endpoint(path: "/me", method: .get, requiresAuth: true),
+            via: DefaultAPIEnvironment(baseURL: api.baseURL))
+        let status = try await nested.current?.value
+        #expect(status == 401)
+        #expect(partner.receivedRequests.map { $0.header("Authorization") } == ["Basic cGFydG5lcjpwdw=="])
+        #expect(reauth.refreshCount == 0)
+    }
 }

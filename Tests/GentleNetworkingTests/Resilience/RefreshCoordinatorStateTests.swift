@@ -119,4 +119,15 @@ struct RefreshCoordinatorRenewalTests {
         state.refreshFailed()
         #expect(state.unauthorized(sent: "A", current: "A", now: t0.addingTimeInterval(1)) == .refuseLimitExceeded)
     }
+
+    @Test("A credential the owner vouches for (the app replaced it) joins a refresh in flight, else is retried")
+    func vouchedFor() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        #expect(state.unauthorized(sent: "X", current: "A", now: t0, vouchedFor: true) == .joinRefresh)
+        #expect(state.unauthorized(sent: "X", current: "A", now: t0) == .notIssued)
+        state.refreshSucceeded(newCredential: "B")
+        #expect(state.unauthorized(sent: "X", current: "B", now: t0, vouchedFor: true) == .retryWithCurrentCredentials)
+        #expect(state.refreshStarts.count == 1)
+    }
 }

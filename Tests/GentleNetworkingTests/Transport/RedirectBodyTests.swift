@@ -138,7 +138,7 @@ struct RedirectBodyTests {
     }
 
     @Test(
-        "A 3xx with no Location is the response on both transports, with its status (URLSession: .badResponse)",
+        "A 3xx with no Location is the response on both transports, with its status (URLSession's was .badResponse)",
         arguments: TransportKind.all)
     func redirectWithoutLocation(kind: TransportKind) async throws {
         let server = try LoopbackServer()
