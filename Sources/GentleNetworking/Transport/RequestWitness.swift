@@ -16,7 +16,7 @@ import Foundation
 /// ``droppedCredentials`` stays set for the binding (a retry inside it that did not go through
 /// such a chain still counts: its 401 is returned as it is rather than refreshed, the cautious
 /// side).
-final class RequestWitness: Sendable {
+package final class RequestWitness: Sendable {
     private let dropped = Locked(false)
     /// The URL of the request the witness is for.
     let url: URL?
@@ -40,7 +40,7 @@ final class RequestWitness: Sendable {
     }
 
     /// Whether a redirect dropped a credential since the witness was bound.
-    var droppedCredentials: Bool { dropped.current }
+    package var droppedCredentials: Bool { dropped.current }
 
     /// Records that a redirect dropped a credential.
     func noteDroppedCredentials() {
@@ -57,7 +57,7 @@ final class RequestWitness: Sendable {
     /// it is for `request` (an outer decorator's or the service's), else `make()`. Returns the
     /// witness with the result.
     @inline(__always)
-    static func watching<T>(
+    package static func watching<T>(
         _ request: URLRequest, isolation: isolated (any Actor)? = #isolation,
         make: (URLRequest) -> RequestWitness = { RequestWitness(url: $0.url) },
         _ operation: () async throws -> T

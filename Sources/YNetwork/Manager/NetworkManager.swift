@@ -319,13 +319,16 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         let sent = Self.credentialFingerprint(of: first, appliedTo: urlRequest)
         // Whatever headers the session adds are credentials: no redirect to another origin
         // carries them, whatever their names.
-        let (value, response) = try await Origin.withCredentialHeaders(
-            Self.credentialHeaderNames(of: first, appliedTo: urlRequest)
-        ) { try await send(first) }
+        let ((value, response), witness) = try await RequestWitness.watching(first) {
+            try await Origin.withCredentialHeaders(
+                Self.credentialHeaderNames(of: first, appliedTo: urlRequest)
+            ) { try await send(first) }
+        }
         // A 401 from another origin (a redirect there, which carried no session credential)
-        // says nothing about the session: returned as it is, no refresh.
+        // says nothing about the session: returned as it is, no refresh. Nor does one at the end
+        // of a chain that dropped the credentials on its way and came back (`A → B → A`).
         guard let http = response as? HTTPURLResponse, http.statusCode == 401,
-            http.url == nil || Origin.isSameOrigin(urlRequest.url, http.url)
+            http.url == nil || Origin.isSameOrigin(urlRequest.url, http.url), !witness.droppedCredentials
         else { return (value, response) }
         var now = urlRequest
         sessionManager.apply(&now)

@@ -415,6 +415,34 @@ struct SessionManagerTests {
         #expect(other.requests(path: "/x").allSatisfy { $0.header("Authorization") == nil })
     }
 
+    @Test("A chain that leaves the origin and comes back (A → B → A) ending in 401 refreshes nothing")
+    func bounced401RefreshesNothing() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        let back = server.url("/back").absoluteString
+        other.route("GET", "/x") { _ in .redirect(to: back) }
+        server.route("GET", "/back") { request in
+            request.header("Authorization") == nil ? .json(#"{"error":"who"}"#, status: 401) : .json("{}")
+        }
+        let elsewhere = other.url("/x").absoluteString
+        server.route("GET", "/go") { _ in .redirect(to: elsewhere) }
+        struct Go: NetworkRequest {
+            var path: PathRepresentable { "go" }
+        }
+        let session = TokenSession(token: "expired", refreshDelay: 0)
+        let manager = makeManager(server: server, sessionManager: session)
+        do {
+            let _: User = try await manager.submit(Go())
+            Issue.record("expected a failure")
+        } catch {}
+        #expect(session.refreshes.values.isEmpty, "refreshed \(session.refreshes.values.count) times")
+        #expect(server.requests(path: "/refresh").isEmpty)
+        #expect(server.requests(path: "/back").count == 1)
+        #expect(other.requests(path: "/x").allSatisfy { $0.header("Authorization") == nil })
+    }
+
     @Test("A refresh that times out is cancelled: its task sees the cancellation, not only its waiters the failure")
     func timedOutRefreshIsCancelled() async throws {
         let server = try makeServer()
