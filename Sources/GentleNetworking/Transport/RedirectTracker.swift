@@ -83,7 +83,7 @@ struct RedirectTracker: Sendable {
     }
 
     /// `request` with the credential headers removed when `target` is another origin than the
-    /// original request's; the ``witness`` is told when one was there.
+    /// original request's; the request's ``RequestWitness`` is told when one was there.
     func strippingCredentials(_ request: URLRequest, for target: URL?) -> URLRequest {
         guard !Origin.isSameOrigin(originalURL, target) else { return request }
         var stripped = request
