@@ -40,14 +40,14 @@ public struct RefreshCoordinatorState: Sendable {
     /// When each recent refresh started.
     public private(set) var refreshStarts: [Date] = []
     /// How many refreshes have ended, successfully or not: the epoch an owner reads before it
-    /// sends a request, and passes to ``unauthorized(sent:current:sentAtEpoch:now:)``.
+    /// sends a request, and passes to ``unauthorized(sent:current:sentAtEpoch:now:vouchedFor:)``.
     public private(set) var finishedRefreshes = 0
 
     /// Creates the state with a loop guard of `maxRefreshes` per `window` seconds.
     ///
     /// A `window` that is NaN or negative means "not set": 60 s. (As 0, either turned the loop
-    /// guard off: every 401 forgot the refreshes before it.) Infinity is capped
-    /// (``Clamp/maxSeconds``).
+    /// guard off: every 401 forgot the refreshes before it.) Infinity and huge values are capped
+    /// at 10⁹ s.
     public init(maxRefreshes: Int, window: TimeInterval) {
         self.maxRefreshes = max(1, maxRefreshes)
         self.window = window.isNaN || window < 0 ? 60 : min(window, Clamp.maxSeconds)
