@@ -39,7 +39,7 @@ public final class PinningTransport: HTTPTransportProtocol {
     let innerExchange: InnerTransport
     /// `httpAdditionalHeaders` of the configuration, added by this transport where the session
     /// does not add them itself (Linux).
-    private let additionalHeaders: [String: String]
+    private let additionalHeaders: ConfigurationHeaders
     /// `timeoutIntervalForRequest` of the configuration, for requests that keep the default
     /// `timeoutInterval` (60 s), where the session does not apply it itself (Linux).
     private let requestTimeout: TimeInterval?
@@ -61,14 +61,10 @@ public final class PinningTransport: HTTPTransportProtocol {
         self.pinnedDomains = pinnedDomains
         self.innerExchange = InnerTransport(Self.makeInner(pinnedDomains, configuration))
         #if canImport(CCurl)
-            var headers: [String: String] = [:]
-            for case (let name as String, let value as String) in configuration.httpAdditionalHeaders ?? [:] {
-                headers[name] = value
-            }
-            self.additionalHeaders = headers
+            self.additionalHeaders = ConfigurationHeaders(configuration)
             self.requestTimeout = configuration.timeoutIntervalForRequest
         #else
-            self.additionalHeaders = [:]
+            self.additionalHeaders = ConfigurationHeaders()
             self.requestTimeout = nil
         #endif
     }
@@ -111,9 +107,7 @@ public final class PinningTransport: HTTPTransportProtocol {
         if let requestTimeout, request.timeoutInterval == URLRequest.defaultTimeout {
             request.timeoutInterval = requestTimeout
         }
-        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
-            try RequestValidator.setHeader(value, named: name, on: &request)
-        }
+        try additionalHeaders.add(to: &request)
         return request
     }
 

@@ -57,7 +57,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// origin, dropped like the request's own credentials. corelibs added them to every hop
         /// itself (an `Authorization` there reached any host a redirect named) and unchecked
         /// (CR/LF in a value went to libcurl as it was). The routed session is made without them.
-        private let configurationHeaders: [(name: String, value: String)]
+        private let configurationHeaders: ConfigurationHeaders
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
         /// the exchanges run on a session made from `session`'s configuration whose delegate
         /// routes each task's events to its call. `nil` when `session` has a delegate of its
@@ -94,11 +94,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
             self.routed = Locked(session.delegate == nil ? .notYetMade : .notUsed)
-            var headers: [(name: String, value: String)] = []
-            for case (let name as String, let value as String) in session.configuration.httpAdditionalHeaders ?? [:] {
-                headers.append((name, value))
-            }
-            self.configurationHeaders = headers
+            self.configurationHeaders = ConfigurationHeaders(session.configuration)
         #endif
     }
 
@@ -186,9 +182,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             var sent = try RequestValidator.prepared(try await RequestBodyStream.reading(request))
         #else
             var withHeaders = try await RequestBodyStream.reading(request)
-            for (name, value) in configurationHeaders where withHeaders.value(forHTTPHeaderField: name) == nil {
-                try RequestValidator.setHeader(value, named: name, on: &withHeaders)
-            }
+            try configurationHeaders.add(to: &withHeaders)
             var sent = try RequestValidator.prepared(withHeaders)
         #endif
         // Any Double is accepted: a value corelibs could trap on is never handed to it.
