@@ -18,11 +18,15 @@ struct RedirectTracker: Sendable {
     private(set) var count = 0
     /// The headers dropped on a hop to another origin.
     let credentialHeaders: [String]
-    /// Told when a hop drops a credential (see ``RequestWitness``), when read at `init`.
-    private let capturedWitness: RequestWitness?
-    /// Whether the witness was read at `init`; otherwise it is read when a hop drops a
-    /// credential (in the request's task), so a request without a redirect reads nothing.
-    private let capturesWitness: Bool
+    /// Where the ``RequestWitness`` told when a hop drops a credential comes from: read at
+    /// `init` (`.captured`), or from the request's task when a hop drops one (`.task`), so a
+    /// request without a redirect reads nothing.
+    private let witness: WitnessSource
+
+    private enum WitnessSource {
+        case task
+        case captured(RequestWitness?)
+    }
 
     /// The statuses that are followed when they carry a `Location`.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -40,8 +44,7 @@ struct RedirectTracker: Sendable {
         self.originalMethod = originalMethod
         self.maxRedirects = max(0, maxRedirects)
         self.credentialHeaders = credentialHeaders
-        self.capturesWitness = capturingWitness
-        self.capturedWitness = capturingWitness ? RequestWitness.current(for: originalURL) : nil
+        self.witness = capturingWitness ? .captured(RequestWitness.current(for: originalURL)) : .task
     }
 
     /// Records a hop to `target` with `method`.
@@ -93,8 +96,10 @@ struct RedirectTracker: Sendable {
             dropped = true
         }
         if dropped {
-            let witness = capturesWitness ? capturedWitness : RequestWitness.current(for: originalURL)
-            witness?.noteDroppedCredentials()
+            switch witness {
+            case .task: RequestWitness.current(for: originalURL)?.noteDroppedCredentials()
+            case .captured(let captured): captured?.noteDroppedCredentials()
+            }
         }
         return stripped
     }
