@@ -61,8 +61,11 @@
             let server = try LoopbackServer()
             defer { server.shutdown() }
             let release = DispatchSemaphore(value: 0)
+            // Held until released (at most 120 s): with 10 s, a run that starved the test's task
+            // for longer (one CI run took 56 s for this test) freed the slot before the cancel,
+            // and the queued request went out.
             server.route("GET", "/hold") { _ in
-                _ = release.wait(timeout: .now() + 10)
+                _ = release.wait(timeout: .now() + 120)
                 return .text("held")
             }
             server.route("GET", "/queued") { _ in .text("queued") }
