@@ -134,6 +134,8 @@ public struct RetryTransport: HTTPTransportProtocol {
                 }
                 previousDelay = delay
                 attempt += 1
+                // The next attempt's 401 is judged by its own redirects, not this one's.
+                RequestWitness.current(for: request.url)?.noteNewAttempt()
             case .giveUp:
                 return try Self.answer(result, outcome)
             }

@@ -12,10 +12,10 @@ import Foundation
 /// back does not restore. Comparing the 401's URL with the request's does not see that.
 ///
 /// A witness is for one request (its URL): a request made while it is bound (by a logger, in a
-/// task started there) that is not that request neither tells it nor takes it over. Once set,
-/// ``droppedCredentials`` stays set for the binding (a retry inside it that did not go through
-/// such a chain still counts: its 401 is returned as it is rather than refreshed, the cautious
-/// side).
+/// task started there) that is not that request neither tells it nor takes it over.
+/// ``droppedCredentials`` describes the current attempt: ``RetryTransport`` clears it before
+/// each retry, so a retry that reaches the origin directly is judged by its own 401, not by an
+/// earlier attempt's chain.
 package final class RequestWitness: Sendable {
     private let dropped = Locked(false)
     /// The URL of the request the witness is for.
@@ -45,6 +45,11 @@ package final class RequestWitness: Sendable {
     /// Records that a redirect dropped a credential.
     func noteDroppedCredentials() {
         dropped.withLock { $0 = true }
+    }
+
+    /// Forgets what an earlier attempt's redirects did: a new attempt of the same request starts.
+    func noteNewAttempt() {
+        dropped.withLock { $0 = false }
     }
 
     /// Whether `value` in header `name` is the credential the service added.

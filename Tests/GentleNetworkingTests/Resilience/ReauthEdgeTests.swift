@@ -148,6 +148,45 @@ struct ReauthEdgeTests {
     }
 
     @Test(
+        "A retry that goes straight to the API after a first attempt's chain left the origin: its 401 refreshes",
+        arguments: TransportKind.all)
+    func retryAfterBounce(kind: TransportKind) async throws {
+        let api = try LoopbackServer()
+        defer { api.shutdown() }
+        let other = try LoopbackServer()
+        defer { other.shutdown() }
+        let down = other.url("/down").absoluteString
+        let calls = Locked(0)
+        // First attempt: a redirect to another origin (the credential is dropped there), which
+        // answers 503. The retry reaches the API with the credential and gets a 401 for it.
+        api.route("GET", "/me") { request in
+            if request.header("Authorization") == "Bearer t1" { return .text("me") }
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return call == 1
+                ? LoopbackResponse(status: 302, headers: [("Location", down)]) : LoopbackResponse(status: 401)
+        }
+        other.route("GET", "/down") { _ in LoopbackResponse(status: 503) }
+        let auth = InMemoryAuthService(token: "t0")
+        let reauth = ReauthTransport(
+            inner: RetryTransport(
+                inner: try kind.make(), policy: RetryPolicy(maxRetries: 1, baseDelay: 0, jitter: nil),
+                clock: RecordingClock(randomUnit: 0).clock),
+            authService: auth, refreshToken: { try await auth.saveAccessToken("t1") })
+        let (body, response) = try await reauth.data(for: try await auth.authorize(URLRequest(url: api.url("/me"))))
+        // Before: the first attempt's dropped credential was held against the retry's 401, which
+        // was returned as it was (no refresh).
+        #expect(response.statusCode == 200)
+        #expect(body == Data("me".utf8))
+        #expect(reauth.refreshCount == 1)
+        #expect(
+            api.requests(path: "/me").map { $0.header("Authorization") } == ["Bearer t0", "Bearer t0", "Bearer t1"])
+        #expect(other.receivedRequests.map { $0.header("Authorization") } == [nil])
+    }
+
+    @Test(
         "The refresh is held to the transport's limit, not to that of the endpoint whose 401 started it",
         arguments: TransportKind.all)
     func refreshLimit(kind: TransportKind) async throws {
