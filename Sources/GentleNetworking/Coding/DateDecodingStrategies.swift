@@ -49,4 +49,13 @@ enum ISO8601DateText {
     static func format(_ date: Date) -> String {
         fractional.format(date)
     }
+
+    /// Whether ``format(_:)`` writes `date` with a four-digit year, as RFC 3339 requires:
+    /// finite, from the instant it writes as 0001-01-01T00:00:00Z (Foundation's calendar is
+    /// Julian before 1582, two days off the proleptic Gregorian one there) up to, not including,
+    /// 10000-01-01T00:00:00Z.
+    static func canFormat(_ date: Date) -> Bool {
+        let seconds = date.timeIntervalSince1970
+        return seconds >= -62_135_769_600 && seconds < 253_402_300_800
+    }
 }

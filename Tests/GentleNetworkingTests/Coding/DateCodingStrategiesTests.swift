@@ -80,4 +80,35 @@ struct DateCodingStrategiesTests {
             }
         }
     }
+
+    @Test(
+        "A date RFC 3339 cannot write (NaN, infinite, years 0 and 10000) is EncodingError.invalidValue at the key",
+        arguments: [Double.nan, .infinity, -.infinity, -62_135_769_601, 253_402_300_800, 1e300])
+    func unwritable(seconds: Double) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = DateEncodingStrategies.iso8601FractionalSeconds
+        // Before: "-4712-01-01T12:00:00.000Z" for NaN, a six-digit year for infinity, which
+        // the decoding strategy refuses.
+        #expect {
+            _ = try encoder.encode(Stamp(at: Date(timeIntervalSince1970: seconds)))
+        } throws: { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["at"]
+        }
+    }
+
+    @Test("The first and last instants RFC 3339 can write are written and read back")
+    func edges() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = DateEncodingStrategies.iso8601FractionalSeconds
+        for (seconds, text) in [
+            // Foundation's calendar is Julian before 1582: its 0001-01-01 is two days before the
+            // proleptic Gregorian one.
+            (-62_135_769_600.0, "0001-01-01T00:00:00.000Z"), (253_402_300_799.0, "9999-12-31T23:59:59.000Z"),
+        ] {
+            let data = try encoder.encode(Stamp(at: Date(timeIntervalSince1970: seconds)))
+            #expect(String(decoding: data, as: UTF8.self) == #"{"at":"\#(text)"}"#)
+            #expect(try decode(text) == Date(timeIntervalSince1970: seconds))
+        }
+    }
 }
