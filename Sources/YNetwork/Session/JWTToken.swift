@@ -129,13 +129,24 @@ public struct JWTToken: JWTTokenRepresentable, Equatable {
         return data
     }
 
-    /// Seconds since 1970, as a number or a numeric string.
+    /// Seconds since 1970, as a number or a numeric string written in decimal; `nil` for
+    /// anything else, and for a value that is not finite (`"nan"`, `"inf"`, `"1e999"`: a NaN
+    /// expiry never expired) or is hexadecimal (`"0x1p40"`, which `Double` reads).
     private static func date(_ value: Any?) -> Date? {
+        let seconds: Double?
         switch value {
-        case let number as NSNumber: Date(timeIntervalSince1970: number.doubleValue)
-        case let text as String: Double(text).map(Date.init(timeIntervalSince1970:))
-        default: nil
+        case let number as NSNumber: seconds = number.doubleValue
+        case let text as String:
+            let decimal = text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e")
+                    || byte == UInt8(ascii: "E")
+            }
+            seconds = decimal ? Double(text) : nil
+        default: seconds = nil
         }
+        guard let seconds, seconds.isFinite else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 }
 

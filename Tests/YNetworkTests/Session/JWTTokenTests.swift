@@ -13,6 +13,19 @@ private func token(_ payload: String, header: String = #"{"alg":"HS256","typ":"J
 
 @Suite("JWTToken: standard claims, expiry, and malformed input that throws instead of crashing")
 struct JWTTokenTests {
+    @Test(
+        "A time claim that is not a finite decimal number (nan, inf, 1e999, hexadecimal) is absent",
+        arguments: ["nan", "inf", "-inf", "1e999", "0x1p40", "infinity"])
+    func unusableTimeClaims(text: String) throws {
+        let jwt = try JWTToken(jwtString: token(#"{"exp":"\#(text)","iat":"\#(text)","nbf":"\#(text)"}"#))
+        // Before: a NaN expiry, which never expired; 0x1p40 read as a date in 36812.
+        #expect(jwt.expiresAt == nil)
+        #expect(jwt.issuedAt == nil)
+        #expect(jwt.notBefore == nil)
+        let decimal = try JWTToken(jwtString: token(#"{"exp":"2e9"}"#))
+        #expect(decimal.expiresAt == Date(timeIntervalSince1970: 2_000_000_000))
+    }
+
     @Test("The standard claims are read; a single audience becomes an array")
     func claims() throws {
         let jwt = try JWTToken(
