@@ -15,8 +15,10 @@ import GentleNetworking
 ///   `false` and `nil` are left out, arrays repeat their key. They are
 ///   appended with `?`, or `&` when the path already has a query. With a `.formURLEncoded`
 ///   request type, spaces are written `+`.
-/// - Text that still does not parse as a URL, or a URL that is not `http`/`https` with a host
-///   (an `ftp://` path is absolute but never sent), is ``NetworkError/invalidURL``.
+/// - Text that still does not parse as a URL, a URL that is not `http`/`https` with a host
+///   (an `ftp://` path is absolute but never sent), or a built path with a `.` or `..` segment
+///   (`%2E%2E` and `..;` too, in an absolute path as in a relative one) is
+///   ``NetworkError/invalidURL``.
 ///
 /// An `open` class, as in Y-Network, so a subclass can change how paths or queries are made; it
 /// has no state, so it is `Sendable`.
@@ -97,6 +99,15 @@ open class URLBuilder: @unchecked Sendable {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false
         else {
+            throw NetworkError.invalidURL
+        }
+        // The path of the URL actually built, whatever made it (an absolute path, a subclass's
+        // `path(for:configuration:)`): `https://h/v1/files/\(name)` with `../../admin` would
+        // otherwise reach /admin with the session's credential (libcurl and servers resolve it).
+        if PercentEncoding.dotSegment(
+            in: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
+            != nil
+        {
             throw NetworkError.invalidURL
         }
         return url
