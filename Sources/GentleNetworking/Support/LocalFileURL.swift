@@ -26,3 +26,33 @@ extension TransportError {
             message: "The \(role) \(Redactor.url(url)) is not a file URL; only a local file (file://) can be used.")
     }
 }
+
+extension TransportError {
+    /// The path of a download's `destination`, checked before anything is sent, the same way on
+    /// every download path (``CurlTransport``, a download through memory, Y-Network's engines):
+    /// a file URL, in a directory that exists, not itself a directory. An existing file (or
+    /// symbolic link) there is replaced when the download completes, by a rename: nothing is
+    /// removed beforehand, so a failed download leaves it as it was.
+    ///
+    /// - Throws: ``TransportError/Code/invalidRequest`` naming what is wrong (a directory given
+    ///   as the destination was deleted, with everything in it, by Y-Network's engines).
+    package static func downloadDestinationPath(_ destination: URL, request: URL?) throws(TransportError) -> String {
+        guard let path = destination.localFilePath else {
+            throw notAFileURL(destination, role: "download destination", request: request)
+        }
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw TransportError(
+                .invalidRequest, url: request,
+                message: "The download destination \(path) is a directory; a download needs a file's path.")
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        var parentStatus = stat()
+        guard stat(parent.isEmpty ? "." : parent, &parentStatus) == 0, parentStatus.st_mode & S_IFMT == S_IFDIR else {
+            throw TransportError(
+                .invalidRequest, url: request,
+                message: "The download destination's directory \(parent) does not exist or is not a directory.")
+        }
+        return path
+    }
+}

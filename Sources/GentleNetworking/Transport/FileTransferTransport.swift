@@ -46,9 +46,7 @@ extension HTTPTransportProtocol {
     package func downloadThroughMemory(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
-        guard let destinationPath = destination.localFilePath else {
-            throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
-        }
+        let destinationPath = try TransportError.downloadDestinationPath(destination, request: request.url)
         let (data, response) = try await self.data(for: request)
         do {
             try AtomicFile.write(data, to: destinationPath, mode: 0o600)

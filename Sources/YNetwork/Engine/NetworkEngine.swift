@@ -57,11 +57,9 @@ extension NetworkEngine {
     public func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
-        guard destination.isFileURL else {
-            throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
-        }
+        _ = try TransportError.downloadDestinationPath(destination, request: request.url)
         let (data, response) = try await submit(request)
-        try? FileManager.default.removeItem(at: destination)
+        // Replaced by a rename once written: a failed write leaves the old file as it was.
         try writePrivateFile(data, to: destination)
         let size = Int64(data.count)
         progress?(

@@ -65,6 +65,11 @@
             _ request: URLRequest, fromFile file: URL, identifier: String,
             progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> (Data, URLResponse) {
+            // Only a regular file, as on every other upload path (the caller checked the URL).
+            if let path = file.localFilePath {
+                let (descriptor, _) = try RegularFile.opened(path, request: request.url)
+                close(descriptor)
+            }
             let (session, delegate) = session(identifier: identifier)
             return try await delegate.run(
                 session.uploadTask(with: request, fromFile: file), destination: nil, progress: progress)
@@ -128,7 +133,14 @@
             update(downloadTask) { transfer in
                 guard let destination = transfer.destination else { return }
                 do {
-                    try? FileManager.default.removeItem(at: destination)
+                    // `moveItem` does not replace: an existing file goes first. Never a
+                    // directory (refused before the task started; one made since stays).
+                    var isDirectory: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory),
+                        !isDirectory.boolValue
+                    {
+                        try FileManager.default.removeItem(at: destination)
+                    }
                     try FileManager.default.moveItem(at: location, to: destination)
                 } catch {
                     transfer.movedFileError = error

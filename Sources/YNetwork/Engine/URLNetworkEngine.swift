@@ -125,9 +125,9 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     open func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
-        guard destination.isFileURL else {
-            throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
-        }
+        // Checked here for every path (a file-transfer transport of the app's own too), before
+        // anything is sent.
+        _ = try TransportError.downloadDestinationPath(destination, request: request.url)
         if let fileTransport {
             return try await fileTransport.download(for: request, to: destination, progress: progress)
         }
@@ -194,8 +194,13 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         guard let path = fileUrl.localFilePath else {
             throw TransportError.notAFileURL(fileUrl, role: "upload source", request: request.url)
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        let (session, sent) = try delegateSession(for: request, bodyLength: size)
+        let (session, sent) = try delegateSession(for: request) {
+            // Only a regular file, as on every other upload path: `/dev/zero` or a FIFO was
+            // handed to the session as it was (its size read as 0).
+            let (descriptor, size) = try RegularFile.opened(path, request: request.url)
+            close(descriptor)
+            return size
+        }
         let task = session.uploadTask(with: sent, fromFile: fileUrl)
         task.taskDescription = "\(request: request)"
         task.resume()
@@ -204,14 +209,16 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
 
     /// The delegate session, and `request` as it is sent
     /// (``GentleNetworking/RequestValidator/prepared(_:bodyLength:)``: checked, its method
-    /// uppercased, a `Content-Length` that agrees with a body of `bodyLength` bytes left out).
+    /// uppercased, a `Content-Length` that agrees with a body of `bodyLength()` bytes left out).
+    /// `bodyLength` runs once the session is known to be there (``NetworkError/notConfigured``
+    /// comes first).
     private func delegateSession(
-        for request: URLRequest, bodyLength: Int64? = nil
+        for request: URLRequest, bodyLength: () throws -> Int64? = { nil }
     ) throws -> (URLSession, URLRequest) {
         lock.lock()
         let session = configuredSession
         lock.unlock()
         guard let session else { throw NetworkError.notConfigured }
-        return (session, try RequestValidator.prepared(request, bodyLength: bodyLength))
+        return (session, try RequestValidator.prepared(request, bodyLength: try bodyLength()))
     }
 }

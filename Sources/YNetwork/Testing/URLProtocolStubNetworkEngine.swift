@@ -91,9 +91,10 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
         guard let session else { throw NetworkError.notConfigured }
+        _ = try TransportError.downloadDestinationPath(destination, request: request.url)
         try await waitUnlessAutoResuming()
         let (data, response) = try await Self.exchange(request, on: session)
-        try? FileManager.default.removeItem(at: destination)
+        // Replaced by a rename once written: a failed write leaves the old file as it was.
         try writePrivateFile(data, to: destination)
         progress?(
             TransferProgress(

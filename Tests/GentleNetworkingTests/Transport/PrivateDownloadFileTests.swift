@@ -33,18 +33,20 @@ struct PrivateDownloadFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["body.json"])
     }
 
-    @Test("downloadThroughMemory into a missing directory: a CocoaError naming the destination, nothing created")
+    @Test("downloadThroughMemory into a missing directory: .invalidRequest before sending, nothing created")
     func missingDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString)")
         let destination = directory.appendingPathComponent("body.json")
         let transport = ScriptedTransport([.status(200, body: "{}")])
         let request = URLRequest(url: try #require(URL(string: "https://api.example.com/file")))
+        // As on every download path (DownloadDestinationTests); it was a CocoaError after the
+        // request had been sent and its body received.
         await #expect {
             _ = try await transport.downloadThroughMemory(for: request, to: destination, progress: nil)
         } throws: { error in
-            guard let error = error as? CocoaError else { return false }
-            return error.code == .fileNoSuchFile && error.filePath == destination.path
+            (error as? TransportError)?.code == .invalidRequest
         }
+        #expect(transport.sent.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 

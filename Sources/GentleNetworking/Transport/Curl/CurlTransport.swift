@@ -185,9 +185,7 @@
             for request: URLRequest, to destination: URL, maxBytes: Int64?,
             progress: (@Sendable (TransferProgress) -> Void)? = nil
         ) async throws -> HTTPURLResponse {
-            guard let destinationPath = destination.localFilePath else {
-                throw TransportError.notAFileURL(destination, role: "download destination", request: request.url)
-            }
+            let destinationPath = try TransportError.downloadDestinationPath(destination, request: request.url)
             let request = try await RequestBodyStream.reading(request)
             // Beside the destination (so the rename cannot cross file systems), named within
             // NAME_MAX even for a destination whose own name is near it.
