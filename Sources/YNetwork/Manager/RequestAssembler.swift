@@ -43,11 +43,20 @@ struct RequestAssembler {
         if let policy = request.cachePolicy ?? configuration.cachePolicy {
             urlRequest.cachePolicy = policy
         }
+        // The body is read once, and a multipart body's boundary is the one its Content-Type
+        // names: `multipart` written as a computed property makes a new builder, with a new
+        // random boundary, on every read, so the header named one boundary and the body used
+        // another (the server found no parts).
+        let body = request.body
+        var requestType = request.requestType
+        if let multipart = body as? MultipartBuilder, case .multipart = requestType {
+            requestType = .multipart(boundary: multipart.boundary)
+        }
         do throws(TransportError) {
             for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
             }
-            if request.body != nil, let header = request.requestType.header {
+            if body != nil, let header = requestType.header {
                 try RequestValidator.setHeader(header.value, named: header.field, on: &urlRequest)
             }
             for (name, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -56,7 +65,7 @@ struct RequestAssembler {
         } catch {
             throw NetworkError.serialization(error)
         }
-        guard let body = request.body else { return Built(request: urlRequest, bodyFile: nil) }
+        guard let body else { return Built(request: urlRequest, bodyFile: nil) }
         do {
             if let multipart = body as? MultipartBuilder,
                 try multipart.contentLength() > type(of: multipart).streamingThreshold
@@ -72,7 +81,7 @@ struct RequestAssembler {
                 return Built(request: urlRequest, bodyFile: file)
             }
             let factory = request.parserFactory ?? configuration.parserFactory
-            urlRequest.httpBody = try body.body(encoder: factory.encoder(for: request.requestType))
+            urlRequest.httpBody = try body.body(encoder: factory.encoder(for: requestType))
         } catch let error as NetworkError {
             throw error
         } catch {

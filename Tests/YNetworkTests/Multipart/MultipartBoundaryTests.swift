@@ -10,6 +10,20 @@ private struct Upload: MultipartRequest {
     let multipart: MultipartBuilder
 }
 
+/// The idiomatic conformance: `multipart` computed, with the builder's default (random) boundary,
+/// so every read of it is a new builder with a new boundary.
+private struct ComputedUpload: MultipartRequest {
+    let file: URL?
+    var path: PathRepresentable { "upload" }
+    var multipart: MultipartBuilder {
+        var parts: [String: MultipartElement] = ["note": .formField(value: "hi")]
+        if let file {
+            parts["doc"] = .file(info: MultipartFileInfo(fileName: "big.bin", fileURL: file, mimeType: "x/y"))
+        }
+        return MultipartForm(parts: parts)
+    }
+}
+
 /// A part whose bytes hold `--` and the boundary would end early when the server parses the body,
 /// and what follows would be read as parts of its own. With a fixed boundary (common in apps and
 /// in tests), text a user typed could add a `role=admin` part. Such a body is refused.
@@ -150,5 +164,31 @@ struct MultipartBoundaryTests {
             return cause as? MultipartError == .boundaryInContent(part: "bio")
         }
         #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test(
+        "A computed multipart (a new random boundary per read): the Content-Type names the body's boundary, in memory and streamed",
+        arguments: [false, true])
+    func computedBuilder(streamed: Bool) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .json("{}") }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("yn-computed-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var file: URL?
+        if streamed {
+            // Past the 10 MiB threshold: the body goes out from a file.
+            try Data(repeating: UInt8(ascii: "x"), count: 11 << 20).write(to: scratch)
+            file = scratch
+        }
+        let _: EmptyNetworkResponse = try await makeManager(server: server).submit(ComputedUpload(file: file))
+        let received = try #require(server.receivedRequests.first)
+        let contentType = try #require(received.header("Content-Type"))
+        let boundary = try #require(contentType.components(separatedBy: "boundary=").last)
+        // Before: the header named one boundary and the body used another; no part was found.
+        let parts = try #require(parseMultipart(received.body, boundary: boundary), "\(contentType)")
+        #expect(parts.map(\.name) == (streamed ? ["doc", "note"] : ["note"]))
+        #expect(parts.last?.body == Data("hi".utf8))
+        if streamed { #expect(parts.first?.body.count == 11 << 20) }
     }
 }
