@@ -54,6 +54,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         /// Linux: the next request of a redirect that keeps the body, which corelibs cannot
         /// send again: the transport follows it with a call of its own.
         var bodyRedirect: URLRequest?
+        /// Linux, a session with a delegate of its own: no event tells this call that bytes
+        /// arrive, so the idle timeout is the session's own (corelibs restarts its timer on each
+        /// chunk) and the watchdog keeps the total deadline only.
+        var idleLeftToSession = false
     }
 
     private let state: Locked<State>
@@ -140,6 +144,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         fail(CancellationError())
     }
 
+    /// Linux, a session with a delegate of its own (its completion handler reports the
+    /// exchange): the idle timeout is left to corelibs, which sees the bytes arrive. The
+    /// watchdog counted none and failed every exchange longer than the timeout, bytes flowing
+    /// or not.
+    func leaveIdleTimeoutToSession() {
+        state.withLock { $0.idleLeftToSession = true }
+    }
+
     /// Where corelibs tasks are created, resumed and cancelled (Linux): off the cooperative pool.
     static let corelibsQueue = DispatchQueue(label: "gentle.urlsession", attributes: .concurrent)
 
@@ -217,13 +229,13 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private func watch() async {
         while !Task.isCancelled {
             let now = DispatchTime.now().uptimeNanoseconds
-            let (lastActivity, finished) = state.withLock { state -> (UInt64, Bool) in
+            let (lastActivity, finished, idleLeftToSession) = state.withLock { state -> (UInt64, Bool, Bool) in
                 // A task suspended for a slow consumer is not idle.
                 if state.suspended { state.lastActivity = now }
-                return (state.lastActivity, state.finished)
+                return (state.lastActivity, state.finished, state.idleLeftToSession)
             }
             if finished { return }
-            let idleDeadline = lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
+            let idleDeadline = idleLeftToSession ? UInt64.max : lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
             let totalDeadline = totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
             if now >= totalDeadline {
                 fail(

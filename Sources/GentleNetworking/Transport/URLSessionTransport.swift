@@ -61,8 +61,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
         /// the exchanges run on a session made from `session`'s configuration whose delegate
         /// routes each task's events to its call. `nil` when `session` has a delegate of its
-        /// own (it is then used as it is, with the deadlines enforced and the body limit
-        /// checked once the body is complete).
+        /// own (it is then used as it is: the total deadline enforced, the idle timeout left to
+        /// corelibs, which restarts it on each chunk, and the body limit checked once the body
+        /// is complete, so the body is held in memory until then).
         ///
         /// Made on first use, off the caller's thread (see ``SessionCall/corelibsQueue``).
         private let routed: Locked<RoutedSession>
@@ -244,6 +245,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                                 call.completed(data: data, response: response, error: error)
                             }
                             task.delegate = call  // redirects only
+                            call.leaveIdleTimeoutToSession()
                         }
                         call.start(task)
                     }

@@ -112,6 +112,36 @@ struct URLSessionStreamTests {
         }
 
         @Test(
+            "Linux: a session with a delegate of its own: a body flowing past the timeout arrives whole; silence is .timedOut"
+        )
+        func ownDelegateIdleTimeout() async throws {
+            final class OwnDelegate: NSObject, URLSessionDataDelegate, Sendable {}
+            let server = try HostileServer()
+            defer { server.shutdown() }
+            // 24 bytes, one every 0.1 s: 2.4 s in all, never 1 s without a byte.
+            let body = Data("abcdefghijklmnopqrstuvwx".utf8)
+            server.route("/drip", .drip(body: body, interval: 0.1))
+            server.route("/silent", .acceptAndHang)
+            let session = URLSession(configuration: .ephemeral, delegate: OwnDelegate(), delegateQueue: nil)
+            defer { session.finishTasksAndInvalidate() }
+            let transport = URLSessionTransport(session: session)
+            var request = URLRequest(url: server.url("/drip"))
+            request.timeoutInterval = 1
+            // Before: .timedOut ("No data for 1.0 s") after 1 s, the bytes still arriving.
+            let (data, response) = try await transport.data(for: request)
+            #expect(response.statusCode == 200)
+            #expect(data == body)
+
+            var silent = URLRequest(url: server.url("/silent"))
+            silent.timeoutInterval = 1
+            let started = ContinuousClock.now
+            await #expect {
+                _ = try await transport.data(for: silent)
+            } throws: { ($0 as? TransportError)?.code == .timedOut }
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+
+        @Test(
             "Linux: a consumer further behind than the buffer and the spill limit ends the stream with .responseTooLarge",
             arguments: [Int64(0), 1 << 20])
         func slowConsumerOverflows(spillLimit: Int64) async throws {
