@@ -9,7 +9,8 @@ public protocol Request: Sendable {
     /// The queue the parser and the callback run on, so the response value never crosses threads.
     var responseQueue: DispatchQueue { get }
     /// Turns the body of a 2xx response into ``Response``; what it throws is delivered as the
-    /// failure.
+    /// failure (a `DecodingError` as one of the same case and coding path, its text cut to 512
+    /// bytes and scrubbed of the request's credentials: the decoder quotes the server's values).
     var requestParser: RequestParser<Response> { get }
     /// Builds the `URLRequest`.
     var requestFactory: RequestFactory { get }

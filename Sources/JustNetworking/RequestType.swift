@@ -20,7 +20,9 @@ public struct RequestType<Response>: Request {
     ///   - responseQueue: `.global(qos: .default)` by default.
     ///   - requestFactory: Builds the `URLRequest`.
     ///   - requestParser: Runs on `responseQueue` with the body of a 2xx response; what it
-    ///     throws is delivered as the failure, unchanged.
+    ///     throws is delivered as the failure, unchanged but for a `DecodingError`, delivered as
+    ///     one of the same case and coding path whose text is cut to 512 bytes and scrubbed of
+    ///     the request's credentials.
     public init(
         responseQueue: DispatchQueue = .global(qos: .default),
         requestFactory: RequestFactory,

@@ -12,7 +12,9 @@ public typealias Response<T> = RequestResponse<T>
 ///   failure is ``JustNetworkingError/baseURLNotSet(router:)`` and nothing is sent;
 /// - a non-2xx status fails with ``JustNetworkingError/unacceptableStatusCode(statusCode:headers:body:)``;
 /// - the parser and the callback run on the request's ``Request/responseQueue``;
-/// - what the parser throws is delivered unchanged; so are the transport's errors (the
+/// - what the parser throws is delivered unchanged (a `DecodingError` as one of the same case
+///   and coding path, its text cut to 512 bytes and scrubbed of the request's credentials: the
+///   decoder quotes the server's values); so are the transport's errors (the
 ///   `URLSession` requester delivers `URLError`s where a data task would, see its
 ///   `execute(_:response:)`; ``TransportRequester`` the stack's `TransportError`s and
 ///   `CancellationError`);

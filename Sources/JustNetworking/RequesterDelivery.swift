@@ -23,14 +23,19 @@ enum RequesterDelivery {
                 throw JustNetworkingError.invalidRequest(reason: error.message)
             }
         } catch {
-            deliver(.failure(error), for: request, response: response)
+            deliver(.failure(error), for: request, sent: nil, response: response)
             return nil
         }
     }
 
     /// Checks the status, parses the body and calls `response`, all on the request's queue.
+    ///
+    /// A `DecodingError` the parser throws is delivered as one of the same case and coding path,
+    /// its text cut to 512 bytes and scrubbed of `sent`'s credential values
+    /// (`DecodingFailure.sanitized`): the decoder quotes the server's values, so a 50 MB enum
+    /// value made a 50 MB error, and a token the server echoed reached the caller's logs.
     static func deliver<T: Request>(
-        _ outcome: Outcome, for request: T, response: @escaping RequestResponse<T.Response>
+        _ outcome: Outcome, for request: T, sent: URLRequest?, response: @escaping RequestResponse<T.Response>
     ) {
         request.responseQueue.async {
             switch outcome {
@@ -48,7 +53,7 @@ enum RequesterDelivery {
                 do {
                     result = .success(try request.requestParser(data))
                 } catch {
-                    result = .failure(error)
+                    result = .failure(DecodingFailure.sanitized(error, sentWith: sent))
                 }
                 response(result)
             }

@@ -29,7 +29,8 @@ public struct TransportRequester: Requester, Sendable {
     /// - A non-2xx status (after the stack's own retries):
     ///   ``JustNetworkingError/unacceptableStatusCode(statusCode:headers:body:)`` with the body.
     /// - The transport's errors (`TransportError`, `URLError`, `CancellationError`) and the
-    ///   parser's error are delivered unchanged.
+    ///   parser's error are delivered unchanged (a `DecodingError`'s text cut to 512 bytes and
+    ///   scrubbed of the request's credentials, its case and coding path kept).
     public func execute<T: Request>(_ request: T, response: @escaping RequestResponse<T.Response>) {
         send(request, response: response)
     }
@@ -55,7 +56,7 @@ public struct TransportRequester: Requester, Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            RequesterDelivery.deliver(outcome, for: request, response: response)
+            RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
         }
     }
 }

@@ -8,7 +8,8 @@ extension URLSession: Requester {
     ///   with the body.
     /// - A response that is not HTTP: ``JustNetworkingError/notHTTPResponse``.
     /// - A `URLError` (including `.cancelled` and `.timedOut`) or the parser's error is delivered
-    ///   unchanged.
+    ///   unchanged (a `DecodingError`'s text cut to 512 bytes and scrubbed of the request's
+    ///   credentials, its case and coding path kept).
     /// - On a redirect to another origin (scheme, host or port), `Authorization`, `Cookie` and
     ///   `Proxy-Authorization` are removed first.
     ///
@@ -35,7 +36,7 @@ extension URLSession: Requester {
                     } catch {
                         outcome = .failure(SessionRequesterTransports.deliverable(error))
                     }
-                    RequesterDelivery.deliver(outcome, for: request, response: response)
+                    RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
                 }
                 return
             }
@@ -51,7 +52,7 @@ extension URLSession: Requester {
             } else {
                 outcome = .failure(JustNetworkingError.notHTTPResponse)
             }
-            RequesterDelivery.deliver(outcome, for: request, response: response)
+            RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
         }
         // Credentials never follow a redirect to another origin; the session's delegate, if
         // any, still decides whether to follow.

@@ -121,3 +121,65 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 }
+
+extension DecodingFailure {
+    /// `error` fit to hand on as it is by the compatibility modules, whose callers expect the
+    /// decoder's own error type: a `DecodingError` becomes one of the same case and coding path,
+    /// whose text is what ``from(_:modelType:statusCode:body:secrets:)`` keeps (at most
+    /// ``maxTextBytes``, the credential values of `request` scrubbed, control characters
+    /// escaped, withheld under a field whose name looks secret), with each key of the path cut
+    /// to ``maxTextBytes`` and no underlying error (it can quote the body). Any other error is
+    /// returned unchanged.
+    ///
+    /// A decoder quotes the server's values: an invalid enum raw value of 50 MB made a 50 MB
+    /// error, and a credential the server echoed into such a field reached every log of it.
+    package static func sanitized(_ error: any Error, sentWith request: URLRequest?) -> any Error {
+        guard let decodingError = error as? DecodingError else { return error }
+        let secrets = request.map { Redactor.credentialValues(of: $0) } ?? []
+        func context(_ original: DecodingError.Context) -> DecodingError.Context {
+            let secretField = original.codingPath.contains {
+                $0.intValue == nil && Redactor.isSensitiveName($0.stringValue)
+            }
+            let reach = maxTextBytes + (secrets.map(\.utf8.count).max() ?? 0)
+            let text =
+                secretField
+                ? "The decoder's text is withheld: a secret field."
+                : PrintableText.escaping(
+                    capped(Redactor.scrub(capped(original.debugDescription, at: reach, marker: ""), secrets: secrets)))
+            return DecodingError.Context(
+                codingPath: original.codingPath.map(SanitizedCodingKey.init), debugDescription: text)
+        }
+        switch decodingError {
+        case .typeMismatch(let type, let original): return DecodingError.typeMismatch(type, context(original))
+        case .valueNotFound(let type, let original): return DecodingError.valueNotFound(type, context(original))
+        case .keyNotFound(let key, let original):
+            return DecodingError.keyNotFound(SanitizedCodingKey(key), context(original))
+        case .dataCorrupted(let original): return DecodingError.dataCorrupted(context(original))
+        @unknown default:
+            return DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "The value could not be decoded."))
+        }
+    }
+}
+
+/// A coding key as a decoding error may show it: its name cut to ``DecodingFailure/maxTextBytes``
+/// and escaped (a dictionary's keys are the server's), its index kept.
+private struct SanitizedCodingKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ key: any CodingKey) {
+        stringValue = PrintableText.escaping(DecodingFailure.capped(key.stringValue))
+        intValue = key.intValue
+    }
+
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+        intValue = nil
+    }
+
+    init?(intValue: Int) {
+        stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}

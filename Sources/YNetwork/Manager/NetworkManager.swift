@@ -128,8 +128,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     ///   when it is neither a TLS nor a connectivity failure (a timeout, for example).
     open func submit<Response: Decodable>(_ request: NetworkRequest) async throws -> Response {
         let configuration = currentConfiguration
-        let (data, response) = try await exchange(request, configuration: configuration)
-        return try parse(data, response: response, request: request, configuration: configuration)
+        let (data, response, sent) = try await exchange(request, configuration: configuration)
+        return try parse(data, response: response, request: request, configuration: configuration, sent: sent)
     }
 
     /// Sends `request` and calls `completion` with the parsed response on the main queue.
@@ -269,19 +269,23 @@ open class NetworkManager: NSObject, @unchecked Sendable {
 
     // MARK: - Sending
 
-    /// Sends `request` (refreshing once on a 401) and returns the final body and response.
+    /// Sends `request` (refreshing once on a 401) and returns the final body and response, and
+    /// the request last sent (with the session's credentials: a decoding error is scrubbed of
+    /// them).
     func exchange(
         _ request: NetworkRequest, configuration: NetworkManagerConfiguration
-    ) async throws -> (Data, URLResponse) {
+    ) async throws -> (Data, URLResponse, URLRequest?) {
         do {
             let built = try RequestAssembler(configuration: configuration).build(request)
             defer { built.removeTemporaryFile() }
+            var lastSent: URLRequest?
             let (data, response) = try await withSession(request, built.request, configuration: configuration) {
                 urlRequest in
-                try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
+                lastSent = urlRequest
+                return try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
             }
             peekTaskResult(request: request, data: data, response: response, error: nil)
-            return (data, response)
+            return (data, response, lastSent)
         } catch {
             let mapped = NetworkError.mapping(error)
             peekTaskResult(request: request, data: nil, response: nil, error: mapped)
@@ -524,7 +528,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     // MARK: - Parsing
 
     func parse<Response: Decodable>(
-        _ data: Data, response: URLResponse, request: NetworkRequest, configuration: NetworkManagerConfiguration
+        _ data: Data, response: URLResponse, request: NetworkRequest, configuration: NetworkManagerConfiguration,
+        sent: URLRequest? = nil
     ) throws -> Response {
         try Self.check(response, body: data)
         if let empty = EmptyNetworkResponse() as? Response, request.responseType == .none || data.isEmpty {
@@ -537,21 +542,25 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         case .binary:
             if let bytes = data as? Response { return bytes }
             guard let decoder = factory.decoder(for: .binary) else { throw NetworkError.noDecoder }
-            return try decode(Response.self, data, decoder)
+            return try decode(Response.self, data, decoder, sent: sent)
         case .JSON:
             guard !data.isEmpty else { throw NetworkError.noData }
             guard let decoder = factory.decoder(for: .JSON) else { throw NetworkError.noDecoder }
-            return try decode(Response.self, data, decoder)
+            return try decode(Response.self, data, decoder, sent: sent)
         }
     }
 
+    /// Decodes `data`; a `DecodingError` is wrapped as one of the same case and coding path whose
+    /// text is cut to 512 bytes and scrubbed of `sent`'s credential values
+    /// (`DecodingFailure.sanitized`): the decoder quotes the server's values (a 50 MB enum
+    /// value made a 50 MB error; a token the server echoed reached the app's logs).
     private func decode<Response: Decodable>(
-        _ type: Response.Type, _ data: Data, _ decoder: DataDecoder
+        _ type: Response.Type, _ data: Data, _ decoder: DataDecoder, sent: URLRequest?
     ) throws -> Response {
         do {
             return try decoder.decode(type, from: data)
         } catch {
-            throw NetworkError.deserialization(error)
+            throw NetworkError.deserialization(DecodingFailure.sanitized(error, sentWith: sent))
         }
     }
 }
