@@ -219,6 +219,30 @@
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["big.bin"])
         }
 
+        @Test("A redirect's own body is not reported as progress: the first report of completion is the last")
+        func redirectBodyNotProgress() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let payload = Data(repeating: 7, count: 1 << 20)
+            server.route("GET", "/big") { _ in
+                LoopbackResponse(status: 200, body: payload).with { $0.chunkSize = 64 << 10 }
+            }
+            // A 302 with a body and its length, as nginx and object stores send them.
+            server.route("GET", "/moved") { _ in
+                LoopbackResponse(status: 302, headers: [("Location", "/big")], body: Data("Found".utf8))
+            }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let log = ProgressLog()
+            _ = try await CurlTransport().download(
+                for: URLRequest(url: server.url("/moved")), to: directory.appendingPathComponent("big.bin"),
+                progress: { log.record($0) })
+            // Before: the 302's 5 bytes were reported, complete (5 of 5), then the real body from 0.
+            #expect(!log.all.contains { $0.expectedBytesToReceive == 5 }, "\(log.all)")
+            #expect(log.all.firstIndex { $0.fractionReceived == 1 } == log.all.count - 1)
+            #expect(log.all.last?.bytesReceived == Int64(payload.count))
+        }
+
         @Test("A failed download leaves no file behind")
         func failedDownload() async throws {
             let server = try LoopbackServer()

@@ -567,8 +567,12 @@
 
         var reportsProgress: Bool { progress != nil }
 
+        /// Reports `current`, unless it is what was reported last or this exchange's response
+        /// is a redirect (3xx): its body is not what the caller transfers, and reporting it
+        /// (complete, at its end) made a download look finished before its real body started.
         func reportProgress(_ current: TransferProgress) {
             guard current != lastProgress else { return }
+            if state.withLock({ (300..<400).contains($0.head.statusCode) }) { return }
             lastProgress = current
             progress?(current)
         }

@@ -163,7 +163,7 @@
         ///   - request: The request to send.
         ///   - destination: A file URL; an existing file is replaced. Any other URL is
         ///     ``TransportError/Code/invalidRequest``, and nothing is sent.
-        ///   - progress: Called as bytes arrive; `nil` by default.
+        ///   - progress: Called as bytes arrive (not for a redirect's own body); `nil` by default.
         /// - Returns: The final response.
         public func download(
             for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)? = nil
@@ -180,7 +180,7 @@
         ///   - destination: A file URL; an existing file is replaced. Any other URL is
         ///     ``TransportError/Code/invalidRequest``, and nothing is sent.
         ///   - maxBytes: The most body bytes written; `nil` for no limit (constant memory anyway).
-        ///   - progress: Called as bytes arrive; `nil` by default.
+        ///   - progress: Called as bytes arrive (not for a redirect's own body); `nil` by default.
         public func download(
             for request: URLRequest, to destination: URL, maxBytes: Int64?,
             progress: (@Sendable (TransferProgress) -> Void)? = nil
