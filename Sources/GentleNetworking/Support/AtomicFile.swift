@@ -71,6 +71,29 @@ package enum AtomicFile {
         }
     }
 
+    /// Moves the file at `source` to `path`, replacing what is there in one step, as
+    /// ``write(_:to:mode:)`` does: a file, or a symbolic link itself (not its target); never a
+    /// directory (`EISDIR`). Nothing at `path` is removed first, so a failed move leaves it as
+    /// it was. Across file systems (`EXDEV`), the file is copied beside `path` first, then
+    /// renamed; `source` is left to its owner then.
+    package static func move(_ source: String, replacing path: String) throws(Failure) {
+        if rename(source, path) == 0 { return }
+        let code = errno
+        guard code == EXDEV else { throw Failure(operation: "rename", path: path, code: code) }
+        let temporaryPath = temporaryPath(for: path)
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: temporaryPath)
+        } catch {
+            unlink(temporaryPath)
+            throw Failure(operation: "copy", path: temporaryPath, code: EIO)
+        }
+        guard rename(temporaryPath, path) == 0 else {
+            let failure = Failure(operation: "rename", path: path, code: errno)
+            unlink(temporaryPath)
+            throw failure
+        }
+    }
+
     /// The longest name a temporary file gets: 255 bytes (`NAME_MAX` on Linux and on Apple
     /// platforms' file systems).
     static let maximumNameLength = 255

@@ -132,18 +132,14 @@
             // The file at `location` is removed when this returns: move it now.
             update(downloadTask) { transfer in
                 guard let destination = transfer.destination else { return }
-                do {
-                    // `moveItem` does not replace: an existing file goes first. Never a
-                    // directory (refused before the task started; one made since stays).
-                    var isDirectory: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory),
-                        !isDirectory.boolValue
-                    {
-                        try FileManager.default.removeItem(at: destination)
-                    }
-                    try FileManager.default.moveItem(at: location, to: destination)
+                do throws(AtomicFile.Failure) {
+                    // Replaced in one step, as on every other download path: a file or a
+                    // symbolic link is replaced (a link itself, not its target), a directory
+                    // never (refused before the task started; one made since stays), and
+                    // nothing is removed first (`moveItem`, which does not replace, needed it).
+                    try AtomicFile.move(location.path, replacing: destination.path)
                 } catch {
-                    transfer.movedFileError = error
+                    transfer.movedFileError = error.cocoaError(target: destination.path)
                 }
             }
         }

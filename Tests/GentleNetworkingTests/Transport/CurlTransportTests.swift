@@ -241,6 +241,15 @@
             #expect(!log.all.contains { $0.expectedBytesToReceive == 5 }, "\(log.all)")
             #expect(log.all.firstIndex { $0.fractionReceived == 1 } == log.all.count - 1)
             #expect(log.all.last?.bytesReceived == Int64(payload.count))
+
+            // A 3xx that is the answer (no Location) is reported like any other response.
+            server.route("GET", "/final") { _ in LoopbackResponse(status: 302, body: Data("no location".utf8)) }
+            let final = ProgressLog()
+            let response = try await CurlTransport().download(
+                for: URLRequest(url: server.url("/final")), to: directory.appendingPathComponent("final.txt"),
+                progress: { final.record($0) })
+            #expect(response.statusCode == 302)
+            #expect(final.all.last?.bytesReceived == 11)
         }
 
         @Test("A failed download leaves no file behind")

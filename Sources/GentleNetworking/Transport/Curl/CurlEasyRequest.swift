@@ -51,6 +51,9 @@
         private let sink: Sink
         let source: Source
         private let progress: (@Sendable (TransferProgress) -> Void)?
+        /// Whether a 3xx with a `Location` is followed (the transport's `maxRedirects` is above
+        /// 0): its body is then not reported as progress.
+        private let followsRedirects: Bool
         private var lastProgress: TransferProgress?
         private let state: Locked<CurlTransferState>
         private let waiter = Locked(Waiter.idle)
@@ -132,6 +135,7 @@
             self.sink = sink
             self.source = source
             self.progress = progress
+            self.followsRedirects = configuration.maxRedirects > 0
             // Numbered (and counted, for leak tests) only where it matters, streams: a global lock
             // per request would be shared by every caller thread and the loop.
             if case .stream = sink {
@@ -567,12 +571,22 @@
 
         var reportsProgress: Bool { progress != nil }
 
+        /// Whether `head` is a redirect ``CurlTransport`` follows when redirects are on (it may
+        /// still refuse it: a loop, a scheme other than http(s); the 3xx is then the answer, its
+        /// few bytes unreported).
+        private static func isFollowedRedirect(_ head: CurlResponseHead) -> Bool {
+            guard RedirectTracker.redirectStatuses.contains(head.statusCode) else { return false }
+            return head.headers.contains { $0.0.equalsIgnoringASCIICase("location") }
+        }
+
         /// Reports `current`, unless it is what was reported last or this exchange's response
-        /// is a redirect (3xx): its body is not what the caller transfers, and reporting it
+        /// is a redirect that will be followed (a status ``RedirectTracker`` follows, with a
+        /// `Location`, and redirects on): its body is not what the caller transfers, and reporting it
         /// (complete, at its end) made a download look finished before its real body started.
+        /// A 3xx that is the answer (no `Location`, redirects off) is reported like any other.
         func reportProgress(_ current: TransferProgress) {
             guard current != lastProgress else { return }
-            if state.withLock({ (300..<400).contains($0.head.statusCode) }) { return }
+            if followsRedirects, state.withLock({ Self.isFollowedRedirect($0.head) }) { return }
             lastProgress = current
             progress?(current)
         }
