@@ -14,9 +14,11 @@
         static func makeSecurityTransport(
             _ pinnedDomains: [String: any ServerTrustEvaluator], configuration: URLSessionConfiguration
         ) -> any HTTPTransportProtocol {
-            var evaluators: [String: any ServerTrustEvaluator] = [:]
-            for (domain, evaluator) in pinnedDomains {
-                evaluators[domain.lowercased()] = evaluator
+            let evaluators: [String: any ServerTrustEvaluator]
+            do {
+                evaluators = try PinnedHost.table(pinnedDomains)
+            } catch {
+                return FailingTransport(error: error)
             }
             let ledger = TrustFailureLedger()
             let delegate = PinningSessionDelegate(evaluators: evaluators, ledger: ledger)
@@ -98,7 +100,7 @@
         ) {
             let space = challenge.protectionSpace
             guard space.authenticationMethod == NSURLAuthenticationMethodServerTrust, let trust = space.serverTrust,
-                let evaluator = evaluators[space.host.lowercased()]
+                let evaluator = evaluators[PinnedHost.key(space.host)]
             else {
                 completionHandler(.performDefaultHandling, nil)
                 return

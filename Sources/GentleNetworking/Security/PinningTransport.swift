@@ -30,7 +30,9 @@ import Foundation
 ///   `URLSessionConfiguration`, whose delegate evaluates the `SecTrust` (see
 ///   `PinningTransport+Security.swift`).
 ///
-/// Domains match the request's host exactly, case-insensitively.
+/// Domains match the request's host exactly, case-insensitively and ignoring one trailing dot
+/// (`api.example.com.` is `api.example.com`). Two domains that name the same host that way make
+/// every request fail with ``TransportError/Code/invalidRequest``.
 public final class PinningTransport: HTTPTransportProtocol {
     /// The evaluators by domain.
     public let pinnedDomains: [String: any ServerTrustEvaluator]
@@ -115,7 +117,8 @@ public final class PinningTransport: HTTPTransportProtocol {
     /// other error unchanged.
     func trustFailure(_ error: any Error, request: URLRequest) -> any Error {
         guard let error = error as? TransportError, !(error.underlyingError is ServerTrustError),
-            let host = request.url?.host, pinnedDomains.keys.contains(where: { $0.lowercased() == host.lowercased() })
+            let host = request.url?.host,
+            pinnedDomains.keys.contains(where: { PinnedHost.key($0) == PinnedHost.key(host) })
         else { return error }
         let trustError: ServerTrustError
         switch error.code {
@@ -130,11 +133,10 @@ public final class PinningTransport: HTTPTransportProtocol {
         private static func makeInner(
             _ pinnedDomains: [String: any ServerTrustEvaluator], _ configuration: URLSessionConfiguration
         ) -> any HTTPTransportProtocol {
-            var trust: [String: CurlTrustSettings] = [:]
-            for (domain, evaluator) in pinnedDomains {
-                trust[domain.lowercased()] = CurlTrustSettings(evaluator.requirements.enforced)
-            }
             do {
+                let trust = try PinnedHost.table(pinnedDomains).mapValues {
+                    CurlTrustSettings($0.requirements.enforced)
+                }
                 let settings = CurlTransport.Configuration(
                     connectTimeout: min(30, configuration.timeoutIntervalForRequest),
                     totalTimeout: configuration.timeoutIntervalForResource,

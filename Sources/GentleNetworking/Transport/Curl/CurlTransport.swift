@@ -119,7 +119,10 @@
             maxRunningTransfers: Int = CurlEventLoop.defaultMaxRunningTransfers
         ) throws {
             self.configuration = configuration
-            self.trustByHost = Dictionary(uniqueKeysWithValues: trustByHost.map { ($0.key.lowercased(), $0.value) })
+            // Keyed as they are looked up; callers hand over a table without duplicates
+            // (``PinnedHost/table(_:)``), and a duplicate here keeps the first, never traps.
+            self.trustByHost = Dictionary(
+                trustByHost.map { (PinnedHost.key($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
             self.loop = try CurlEventLoop(
                 maxConnectionsPerHost: configuration.maxConnectionsPerHost, maxRunningTransfers: maxRunningTransfers)
         }
@@ -386,7 +389,7 @@
         func trust(for url: @autoclosure () -> URL?) -> CurlTrustSettings? {
             // The URL is read only when some host is pinned: each read bridges a new `URL`.
             guard !trustByHost.isEmpty, let host = url()?.host else { return nil }
-            return trustByHost[host.lowercased()]
+            return trustByHost[PinnedHost.key(host)]
         }
 
         /// Maps a libcurl result to a typed error.

@@ -1,0 +1,35 @@
+import Foundation
+
+/// How a pinned domain and a request's host are compared: lowercased, without one trailing dot.
+///
+/// `https://api.example.com./` names the same host as `https://api.example.com/`: libcurl and
+/// the system strip the dot for SNI and the certificate-name check. A lookup that kept it found
+/// no pins, and the connection got default validation only: pinning failed open for any
+/// certificate a trusted CA issued.
+package enum PinnedHost {
+    /// `host` as pins are keyed: lowercased, one trailing dot removed.
+    package static func key(_ host: String) -> String {
+        let lowered = host.lowercased()
+        return lowered.hasSuffix(".") && lowered.count > 1 ? String(lowered.dropLast()) : lowered
+    }
+
+    /// `pinned` keyed by ``key(_:)``.
+    ///
+    /// - Throws: ``TransportError/Code/invalidRequest`` when two domains name the same host
+    ///   (`API.example.com` and `api.example.com`): which one applied depended on the order of
+    ///   a dictionary, which changes from one launch to the next.
+    package static func table<Value>(_ pinned: [String: Value]) throws(TransportError) -> [String: Value] {
+        var table: [String: Value] = [:]
+        for (domain, value) in pinned {
+            let key = key(domain)
+            guard table[key] == nil else {
+                throw TransportError(
+                    .invalidRequest, url: nil,
+                    message: "Two pinned domains name the host \(key) (they differ only in case or a trailing dot); "
+                        + "give each host one evaluator.")
+            }
+            table[key] = value
+        }
+        return table
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import GentleNetworkingTesting
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A pinned domain and a request's host are compared as pins are keyed: lowercased, one trailing
+/// dot dropped. `https://api.example.com./` reached the host with default validation only (its
+/// lookup kept the dot and found no pins), so any certificate a trusted CA issued was accepted.
+@Suite("Pinned hosts: a trailing dot or a case difference never skips the pins")
+struct PinnedHostTests {
+    @Test("The key: lowercased, one trailing dot dropped")
+    func key() {
+        #expect(PinnedHost.key("API.Example.com.") == "api.example.com")
+        #expect(PinnedHost.key("api.example.com") == "api.example.com")
+        #expect(PinnedHost.key(".") == ".")
+        #expect(PinnedHost.key("a..") == "a.")
+    }
+
+    #if canImport(CCurl)
+        @Test("CurlTransport finds a host's pins with a trailing dot and in any case")
+        func curlLookup() throws {
+            let transport = try CurlTransport(
+                configuration: CurlTransport.Configuration(),
+                trustByHost: ["localhost": CurlTrustSettings(pinnedKeyHashes: [Data(repeating: 1, count: 32)])])
+            for text in ["https://localhost/", "https://LOCALHOST./", "https://localhost.:8443/x"] {
+                // Before: nil for the dotted forms, so default validation only.
+                #expect(transport.trust(for: URL(string: text)) != nil, "\(text)")
+            }
+            #expect(transport.trust(for: URL(string: "https://other.localhost/")) == nil)
+        }
+    #endif
+
+    @Test("Two domains naming one host: every request is .invalidRequest and nothing is sent")
+    func duplicateDomains() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/x") { _ in .text("ok") }
+        let pins = PublicKeyPinningEvaluator(pinnedKeyHashes: [Data(repeating: 1, count: 32)])
+        let unpinned = PublicKeyPinningEvaluator(pinnedKeyHashes: [], performDefaultValidation: true)
+        let transport = PinningTransport(pinnedDomains: ["LOCALHOST": pins, "localhost.": unpinned])
+        await #expect {
+            _ = try await transport.data(for: URLRequest(url: server.url("/x")))
+        } throws: { error in
+            guard let error = error as? TransportError else { return false }
+            return error.code == .invalidRequest && error.message.contains("name the host localhost")
+        }
+        #expect(server.receivedRequests.isEmpty)
+    }
+}
