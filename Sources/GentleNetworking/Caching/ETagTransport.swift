@@ -25,7 +25,9 @@ import Foundation
 ///   to another, and raw credentials are never stored. Nor are cookies the server sets:
 ///   `Set-Cookie` is left out of the stored headers.
 /// - On a 304, the cached body is returned with the cached status and the cached headers
-///   updated by the 304's. A 304 with no entry is ``TransportError``
+///   updated by the 304's. A 304 whose `ETag` names another representation than the entry's
+///   (RFC 9111 §4.3.4 forbids using it) drops the entry, and the request is sent once more
+///   without a condition. A 304 with no entry is ``TransportError``
 ///   ``TransportError/Code/unexpectedNotModified`` (``NetworkError/Kind/unexpectedNotModified``
 ///   through ``HTTPNetworkService``), never an empty success.
 public struct ETagTransport: HTTPTransportProtocol {
@@ -187,6 +189,12 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// - Throws: ``TransportError`` ``TransportError/Code/unexpectedNotModified`` for a 304 with
     ///   no entry; otherwise what the inner transport throws.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await data(for: request, mayRefetch: true)
+    }
+
+    /// ``data(for:)``; `mayRefetch`: a 304 naming another representation than the entry's
+    /// drops the entry and sends the request once more, unconditionally (only once).
+    private func data(for request: URLRequest, mayRefetch: Bool) async throws -> (Data, HTTPURLResponse) {
         guard let key = revalidationKey(for: request) else {
             return try await inner.data(for: request)
         }
@@ -199,6 +207,12 @@ public struct ETagTransport: HTTPTransportProtocol {
 
         if response.statusCode == 304 {
             let notModified = HTTPErrorResponse(response, body: data)
+            if mayRefetch, let cached,
+                Self.namesAnotherRepresentation(notModified.headers.map { ($0.key, $0.value) }, than: cached)
+            {
+                await removeEntry(for: key)
+                return try await self.data(for: request, mayRefetch: false)
+            }
             let revalidated = try await renew(
                 cached, key: key, url: response.url ?? request.url,
                 fields: notModified.headers.map { ($0.key, $0.value) }, notModified: notModified)
@@ -231,6 +245,11 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// not built). An entry stored here keeps header names as the server spelled them (a built
     /// `HTTPURLResponse` canonicalizes them on Linux).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
+        try await deferredData(for: request, mayRefetch: true)
+    }
+
+    /// ``deferredData(for:)``; `mayRefetch` as for ``data(for:mayRefetch:)``.
+    private func deferredData(for request: URLRequest, mayRefetch: Bool) async throws -> (Data, DeferredResponse) {
         guard let key = revalidationKey(for: request) else {
             return try await innerExchange.deferredExchange(request)
         }
@@ -246,6 +265,10 @@ public struct ETagTransport: HTTPTransportProtocol {
         let (data, response) = try await innerExchange.deferredExchange(request, adding: condition)
 
         if response.statusCode == 304 {
+            if mayRefetch, let cached, Self.namesAnotherRepresentation(response.fieldList(), than: cached) {
+                await removeEntry(for: key)
+                return try await deferredData(for: request, mayRefetch: false)
+            }
             let revalidated = try await renew(
                 cached, key: key, url: response.url ?? request.url, fields: response.fieldList(),
                 notModified: HTTPErrorResponse(
@@ -444,6 +467,20 @@ public struct ETagTransport: HTTPTransportProtocol {
         if let etag = header("ETag", in: updated.headers) { updated.etag = etag }
         updated.storedAt = Date()
         return updated
+    }
+
+    /// Whether a 304's `fields` name a representation other than `cached`'s: an `ETag` that
+    /// differs from the entry's by weak comparison (RFC 9110 §8.8.3.2, `W/` ignored). RFC 9111
+    /// §4.3.4 forbids using such a 304 to update the entry; used, it tied the old body to the new
+    /// tag, and the server's later 304s for that tag served the old body for good. A 304
+    /// without an `ETag` names none.
+    static func namesAnotherRepresentation(_ fields: [(String, String)], than cached: CachedResponse) -> Bool {
+        guard let etag = fields.first(where: { $0.0.equalsIgnoringASCIICase("etag") })?.1 else { return false }
+        func opaque(_ tag: String) -> Substring {
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
+        }
+        return opaque(etag) != opaque(cached.etag)
     }
 
     /// The bounds a stored head keeps to when a 304 adds fields: the default ``ResponseLimits``.

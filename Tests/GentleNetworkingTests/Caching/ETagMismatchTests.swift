@@ -1,0 +1,75 @@
+import Foundation
+import GentleNetworkingTesting
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A 304 that names another representation (its `ETag` is not the one asked about) must not
+/// update the entry (RFC 9111 §4.3.4). Used, it tied the old body to the new tag: every later
+/// 304 for that tag, from an honest server, served the old body for good.
+@Suite("ETagTransport: a 304 naming another ETag drops the entry and fetches the representation")
+struct ETagMismatchTests {
+    /// `/doc`: 200 `A` tagged `"v1"`, then one 304 tagged `"v2"` to `If-None-Match: "v1"`, then
+    /// honest: 304 for `"v2"`, else 200 `B` tagged `"v2"`.
+    private static func route(on server: LoopbackServer) {
+        let hostileAnswered = Locked(false)
+        server.route("GET", "/doc") { request in
+            let condition = request.header("If-None-Match")
+            if !hostileAnswered.withLock({ $0 }) {
+                if condition == "\"v1\"" {
+                    hostileAnswered.withLock { $0 = true }
+                    return LoopbackResponse(status: 304, headers: [("ETag", "\"v2\"")])
+                }
+                return LoopbackResponse.text("A").adding(header: "ETag", "\"v1\"")
+            }
+            if condition == "\"v2\"" { return LoopbackResponse(status: 304, headers: [("ETag", "\"v2\"")]) }
+            return LoopbackResponse.text("B").adding(header: "ETag", "\"v2\"")
+        }
+    }
+
+    @Test("data(for:): the representation comes back, then honest 304s serve it", arguments: TransportKind.all)
+    func dataPath(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        Self.route(on: server)
+        let etag = ETagTransport(inner: try kind.make(), store: InMemoryETagStore())
+        let request = URLRequest(url: server.url("/doc"))
+        #expect(try await etag.data(for: request).0 == Data("A".utf8))
+        // Before: "A" here and below, forever.
+        #expect(try await etag.data(for: request).0 == Data("B".utf8))
+        #expect(try await etag.data(for: request).0 == Data("B".utf8))
+        #expect(
+            server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil, "\"v2\""])
+    }
+
+    @Test("Through the service (the deferred path): the same", arguments: TransportKind.all)
+    func deferredPath(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        Self.route(on: server)
+        let service = HTTPNetworkService(
+            transport: ETagTransport(inner: try kind.make(), store: InMemoryETagStore()),
+            authService: InMemoryAuthService())
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let endpoint = Endpoint(path: "/doc", method: .get)
+        #expect(try await service.requestData(to: endpoint, via: environment).data == Data("A".utf8))
+        #expect(try await service.requestData(to: endpoint, via: environment).data == Data("B".utf8))
+        #expect(try await service.requestData(to: endpoint, via: environment).data == Data("B".utf8))
+        #expect(
+            server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil, "\"v2\""])
+    }
+
+    @Test("Weak and strong forms of one tag are the same representation; no tag names none")
+    func comparison() {
+        let cached = CachedResponse(
+            body: Data(), statusCode: 200, headers: [:], url: nil, etag: "\"v1\"", storedAt: Date())
+        #expect(!ETagTransport.namesAnotherRepresentation([("ETag", "W/\"v1\"")], than: cached))
+        #expect(!ETagTransport.namesAnotherRepresentation([("etag", " \"v1\" ")], than: cached))
+        #expect(!ETagTransport.namesAnotherRepresentation([("Date", "now")], than: cached))
+        #expect(ETagTransport.namesAnotherRepresentation([("ETag", "\"v2\"")], than: cached))
+    }
+}
