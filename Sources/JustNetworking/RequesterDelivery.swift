@@ -34,6 +34,9 @@ enum RequesterDelivery {
     /// its text cut to 512 bytes and scrubbed of `sent`'s credential values
     /// (`DecodingFailure.sanitized`): the decoder quotes the server's values, so a 50 MB enum
     /// value made a 50 MB error, and a token the server echoed reached the caller's logs.
+    /// `sent` is the request as the requester built it: a credential a transport of the stack
+    /// adds later (a `ReauthTransport`'s refreshed token) is scrubbed only when its header's
+    /// name says it is one (`Authorization` does).
     static func deliver<T: Request>(
         _ outcome: Outcome, for request: T, sent: URLRequest?, response: @escaping RequestResponse<T.Response>
     ) {

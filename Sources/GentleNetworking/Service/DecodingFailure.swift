@@ -127,33 +127,52 @@ extension DecodingFailure {
     /// decoder's own error type: a `DecodingError` becomes one of the same case and coding path,
     /// whose text is what ``from(_:modelType:statusCode:body:secrets:)`` keeps (at most
     /// ``maxTextBytes``, the credential values of `request` scrubbed, control characters
-    /// escaped, withheld under a field whose name looks secret), with each key of the path cut
-    /// to ``maxTextBytes`` and no underlying error (it can quote the body). Any other error is
-    /// returned unchanged.
+    /// escaped, withheld under a field whose name looks secret), with the path's keys scrubbed
+    /// and escaped too (a dictionary's keys are the server's), at most ``maxTextBytes`` of them
+    /// in all (the rest one `…` key), and no underlying error (it can quote the body). Any other
+    /// error is returned unchanged.
+    ///
+    /// - Parameter alsoHeaders: Headers of `request` whose values are secrets besides the usual
+    ///   ones (the session's own header names).
     ///
     /// A decoder quotes the server's values: an invalid enum raw value of 50 MB made a 50 MB
     /// error, and a credential the server echoed into such a field reached every log of it.
-    package static func sanitized(_ error: any Error, sentWith request: URLRequest?) -> any Error {
+    package static func sanitized(
+        _ error: any Error, sentWith request: URLRequest?, alsoHeaders: [String] = []
+    ) -> any Error {
         guard let decodingError = error as? DecodingError else { return error }
-        let secrets = request.map { Redactor.credentialValues(of: $0) } ?? []
+        let secrets = request.map { Redactor.credentialValues(of: $0, alsoHeaders: alsoHeaders) } ?? []
+        let reach = maxTextBytes + (secrets.map(\.utf8.count).max() ?? 0)
+        func shown(_ text: String) -> String {
+            PrintableText.escaping(capped(Redactor.scrub(capped(text, at: reach, marker: ""), secrets: secrets)))
+        }
+        func path(_ keys: [any CodingKey]) -> [any CodingKey] {
+            var kept: [any CodingKey] = []
+            var bytes = 0
+            for key in keys {
+                let shownKey = SanitizedCodingKey(key, shown: shown(key.stringValue))
+                bytes += shownKey.stringValue.utf8.count
+                guard bytes <= maxTextBytes else {
+                    kept.append(SanitizedCodingKey.ellipsis)
+                    break
+                }
+                kept.append(shownKey)
+            }
+            return kept
+        }
         func context(_ original: DecodingError.Context) -> DecodingError.Context {
             let secretField = original.codingPath.contains {
                 $0.intValue == nil && Redactor.isSensitiveName($0.stringValue)
             }
-            let reach = maxTextBytes + (secrets.map(\.utf8.count).max() ?? 0)
             let text =
-                secretField
-                ? "The decoder's text is withheld: a secret field."
-                : PrintableText.escaping(
-                    capped(Redactor.scrub(capped(original.debugDescription, at: reach, marker: ""), secrets: secrets)))
-            return DecodingError.Context(
-                codingPath: original.codingPath.map(SanitizedCodingKey.init), debugDescription: text)
+                secretField ? "The decoder's text is withheld: a secret field." : shown(original.debugDescription)
+            return DecodingError.Context(codingPath: path(original.codingPath), debugDescription: text)
         }
         switch decodingError {
         case .typeMismatch(let type, let original): return DecodingError.typeMismatch(type, context(original))
         case .valueNotFound(let type, let original): return DecodingError.valueNotFound(type, context(original))
         case .keyNotFound(let key, let original):
-            return DecodingError.keyNotFound(SanitizedCodingKey(key), context(original))
+            return DecodingError.keyNotFound(SanitizedCodingKey(key, shown: shown(key.stringValue)), context(original))
         case .dataCorrupted(let original): return DecodingError.dataCorrupted(context(original))
         @unknown default:
             return DecodingError.dataCorrupted(
@@ -162,15 +181,23 @@ extension DecodingFailure {
     }
 }
 
-/// A coding key as a decoding error may show it: its name cut to ``DecodingFailure/maxTextBytes``
-/// and escaped (a dictionary's keys are the server's), its index kept.
+/// A coding key as a decoding error may show it: its name as ``DecodingFailure/sanitized(_:sentWith:alsoHeaders:)``
+/// shows text (a dictionary's keys are the server's), its index kept.
 private struct SanitizedCodingKey: CodingKey {
     let stringValue: String
     let intValue: Int?
 
-    init(_ key: any CodingKey) {
-        stringValue = PrintableText.escaping(DecodingFailure.capped(key.stringValue))
+    /// The key standing for the keys left out of a path too long to show.
+    static let ellipsis = SanitizedCodingKey(shownName: "…")
+
+    init(_ key: any CodingKey, shown: String) {
+        stringValue = shown
         intValue = key.intValue
+    }
+
+    private init(shownName: String) {
+        stringValue = shownName
+        intValue = nil
     }
 
     init?(stringValue: String) {

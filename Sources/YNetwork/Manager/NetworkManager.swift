@@ -269,12 +269,19 @@ open class NetworkManager: NSObject, @unchecked Sendable {
 
     // MARK: - Sending
 
+    /// What was sent last for a request: scrubbed from a decoding error's text.
+    struct SentRequest {
+        /// The request as it went out, with the session's credentials.
+        let request: URLRequest
+        /// The header names the session added: secrets whatever their names.
+        let sessionHeaders: [String]
+    }
+
     /// Sends `request` (refreshing once on a 401) and returns the final body and response, and
-    /// the request last sent (with the session's credentials: a decoding error is scrubbed of
-    /// them).
+    /// what was sent last.
     func exchange(
         _ request: NetworkRequest, configuration: NetworkManagerConfiguration
-    ) async throws -> (Data, URLResponse, URLRequest?) {
+    ) async throws -> (Data, URLResponse, SentRequest?) {
         do {
             let built = try RequestAssembler(configuration: configuration).build(request)
             defer { built.removeTemporaryFile() }
@@ -285,7 +292,13 @@ open class NetworkManager: NSObject, @unchecked Sendable {
                 return try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
             }
             peekTaskResult(request: request, data: data, response: response, error: nil)
-            return (data, response, lastSent)
+            return (
+                data, response,
+                lastSent.map {
+                    SentRequest(
+                        request: $0, sessionHeaders: Self.credentialHeaderNames(of: $0, appliedTo: built.request))
+                }
+            )
         } catch {
             let mapped = NetworkError.mapping(error)
             peekTaskResult(request: request, data: nil, response: nil, error: mapped)
@@ -529,7 +542,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
 
     func parse<Response: Decodable>(
         _ data: Data, response: URLResponse, request: NetworkRequest, configuration: NetworkManagerConfiguration,
-        sent: URLRequest? = nil
+        sent: SentRequest? = nil
     ) throws -> Response {
         try Self.check(response, body: data)
         if let empty = EmptyNetworkResponse() as? Response, request.responseType == .none || data.isEmpty {
@@ -551,16 +564,18 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     }
 
     /// Decodes `data`; a `DecodingError` is wrapped as one of the same case and coding path whose
-    /// text is cut to 512 bytes and scrubbed of `sent`'s credential values
+    /// text is cut to 512 bytes and scrubbed of `sent`'s credential values (and of every header
+    /// the session added)
     /// (`DecodingFailure.sanitized`): the decoder quotes the server's values (a 50 MB enum
     /// value made a 50 MB error; a token the server echoed reached the app's logs).
     private func decode<Response: Decodable>(
-        _ type: Response.Type, _ data: Data, _ decoder: DataDecoder, sent: URLRequest?
+        _ type: Response.Type, _ data: Data, _ decoder: DataDecoder, sent: SentRequest?
     ) throws -> Response {
         do {
             return try decoder.decode(type, from: data)
         } catch {
-            throw NetworkError.deserialization(DecodingFailure.sanitized(error, sentWith: sent))
+            throw NetworkError.deserialization(
+                DecodingFailure.sanitized(error, sentWith: sent?.request, alsoHeaders: sent?.sessionHeaders ?? []))
         }
     }
 }

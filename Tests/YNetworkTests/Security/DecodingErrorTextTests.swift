@@ -11,10 +11,13 @@ import YNetwork
 struct YNetworkDecodingErrorTextTests {
     enum Role: String, Decodable, Sendable { case admin, user }
     struct Account: Decodable, Sendable { let role: Role }
+    struct Roles: Decodable, Sendable { let roles: [String: Role] }
 
     private struct Session: SessionManager {
         func apply(_ request: inout URLRequest) {
             request.setValue("Bearer yn-echo-secret-token", forHTTPHeaderField: "Authorization")
+            // A name no rule knows as secret: the session added it, so it is one.
+            request.setValue("yn-plain-session-value", forHTTPHeaderField: "X-Client-Ref")
         }
 
         func refresh(networkManager: NetworkManager) async -> Bool { false }
@@ -53,5 +56,37 @@ struct YNetworkDecodingErrorTextTests {
             }
         }
         #expect(server.requests(path: "/echo").first?.header("Authorization") == "Bearer yn-echo-secret-token")
+    }
+
+    @Test("The session's own header, and a token echoed as a dictionary key (in the coding path), are scrubbed")
+    func sessionHeaderAndKey() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/session") { request in .json(#"{"role":"\#(request.header("X-Client-Ref") ?? "")"}"#) }
+        server.route("GET", "/key") { request in
+            .json(#"{"roles":{"\#(request.header("Authorization") ?? "")":"nope"}}"#)
+        }
+        let manager = makeManager(server: server, sessionManager: Session())
+        do {
+            let _: Account = try await manager.submit(Get(path: "session"))
+            Issue.record("decoded")
+        } catch {
+            // Before: the session's value in the text (its header name is not a secret name).
+            #expect(!String(describing: error).contains("yn-plain-session-value"), "\(error)")
+        }
+        do {
+            let _: Roles = try await manager.submit(Get(path: "key"))
+            Issue.record("decoded")
+        } catch {
+            guard case YNetwork.NetworkError.deserialization(let cause) = error,
+                case DecodingError.dataCorrupted(let context) = cause
+            else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(context.codingPath.count == 2)
+            // Before: the token as the path's second key.
+            #expect(!String(describing: error).contains("yn-echo-secret-token"), "\(error)")
+        }
     }
 }
