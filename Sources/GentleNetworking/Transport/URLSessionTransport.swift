@@ -194,7 +194,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             sent.timeoutInterval = idle
         #else
             // corelibs keeps whole seconds of it (0.5 s would be a 1 ms timer, 1.9 s one second):
-            // it gets a second more than the idle timeout, which the call's watchdog enforces.
+            // it gets a second more than the idle timeout, which the call's watchdog enforces
+            // (on a session with a delegate of its own, where corelibs' timer is the idle
+            // timeout, `run` takes that second back).
             sent.timeoutInterval = idle.rounded(.up) + 1
         #endif
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
@@ -241,7 +243,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                             task = routedSession.dataTask(with: sent)
                             router.register(call, for: task)
                         } else {
-                            task = session.dataTask(with: sent) { data, response, error in
+                            // corelibs' timer is the idle timeout here: the whole seconds of it, without
+                            // the second the watchdog's margin adds.
+                            var own = sent
+                            own.timeoutInterval = max(1, sent.timeoutInterval - 1)
+                            task = session.dataTask(with: own) { data, response, error in
                                 call.completed(data: data, response: response, error: error)
                             }
                             task.delegate = call  // redirects only

@@ -188,7 +188,12 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     /// does: its progress, response and completion go to the
     /// ``NetworkEngineConfiguration/sessionDelegate``. The task is resumed and returned.
     ///
-    /// - Throws: As ``submitBackgroundDownload(_:)``.
+    /// - Throws: `TransportError` ``GentleNetworking/TransportError/Code/invalidRequest`` for a
+    ///   source that is not a `file:` URL; otherwise as ``submitBackgroundDownload(_:)``, then,
+    ///   before any task is made, ``GentleNetworking/TransportError/Code/invalidRequest`` for a
+    ///   source that is not a regular file (`/dev/zero`, a FIFO) and
+    ///   ``GentleNetworking/TransportError/Code/other`` for one that cannot be opened (which the
+    ///   session reported to the delegate before).
     @discardableResult
     open func submitBackgroundUpload(_ request: URLRequest, fileUrl: URL) throws -> Cancelable {
         guard let path = fileUrl.localFilePath else {

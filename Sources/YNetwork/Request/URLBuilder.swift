@@ -104,10 +104,9 @@ open class URLBuilder: @unchecked Sendable {
         // The path of the URL actually built, whatever made it (an absolute path, a subclass's
         // `path(for:configuration:)`): `https://h/v1/files/\(name)` with `../../admin` would
         // otherwise reach /admin with the session's credential (libcurl and servers resolve it).
-        if PercentEncoding.dotSegment(
-            in: URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
-            != nil
-        {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            PercentEncoding.dotSegment(in: components.percentEncodedPath) == nil
+        else {
             throw NetworkError.invalidURL
         }
         return url

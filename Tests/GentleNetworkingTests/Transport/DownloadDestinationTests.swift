@@ -92,7 +92,6 @@ struct DownloadDestinationTests {
         "An existing file is replaced by the download (the old one is not removed beforehand)", arguments: Path.allCases
     )
     func existingFileReplaced(path: Path) async throws {
-        guard path != .stubEngine else { return }  // the stub engine answers from its queue, not the server
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/file") { _ in .text("new body") }
@@ -104,6 +103,27 @@ struct DownloadDestinationTests {
         try await path.download(URLRequest(url: server.url("/file")), to: destination)
         #expect(try String(contentsOf: destination, encoding: .utf8) == "new body")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["body.txt"])
+    }
+
+    @Test(
+        "A symbolic link to a directory as the destination: the link is replaced, the directory kept",
+        arguments: Path.allCases)
+    func linkToDirectory(path: Path) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/file") { _ in .text("new body") }
+        let scratch = try makeScratchDirectory("download-destination")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let documents = scratch.appendingPathComponent("Documents")
+        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: documents.appendingPathComponent("keep.txt"))
+        let link = scratch.appendingPathComponent("latest")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: documents)
+
+        try await path.download(URLRequest(url: server.url("/file")), to: link)
+        #expect(try String(contentsOf: link, encoding: .utf8) == "new body")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == nil, "now a file")
+        #expect(try String(contentsOf: documents.appendingPathComponent("keep.txt"), encoding: .utf8) == "keep")
     }
 
     @Test("submitBackgroundUpload: /dev/zero and a FIFO are .invalidRequest at once; nothing is sent")
