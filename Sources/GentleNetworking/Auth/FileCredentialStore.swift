@@ -85,6 +85,9 @@ public struct FileCredentialStore: Sendable {
 
     /// Stores `value` under `key`, or removes the key when `value` is `nil`.
     ///
+    /// A save that would make the file larger than it may be (1 MiB, JSON-encoded) throws
+    /// ``CredentialStoreError/Code/ioFailure`` and changes nothing.
+    ///
     /// The read, change and write hold an exclusive `flock` on `.credentials.lock` in the
     /// directory, so two processes saving different keys at once both keep theirs (every program
     /// using the default location shares one file).
@@ -246,6 +249,15 @@ public struct FileCredentialStore: Sendable {
             data = try encoder.encode(FileContents(version: 1, entries: entries))
         } catch {
             throw CredentialStoreError(.ioFailure, path: filePath, message: "Could not encode credentials.")
+        }
+        // Never a file this store would refuse to read: every later read, save and delete, of
+        // every key and every program sharing the file, failed with `.corruptFile` (a refresh
+        // endpoint handing out a 1 MiB token was enough). The old file stays as it was.
+        guard data.count <= Self.maxFileBytes else {
+            throw CredentialStoreError(
+                .ioFailure, path: filePath,
+                message: "The credentials would take \(data.count) bytes, above the \(Self.maxFileBytes) a credentials "
+                    + "file may hold; nothing was saved.")
         }
         do {
             try AtomicFile.write(data, to: filePath, mode: 0o600)

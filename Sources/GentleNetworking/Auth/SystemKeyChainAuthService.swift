@@ -35,14 +35,20 @@ public struct SystemKeyChainAuthService: AuthServiceProtocol {
     /// Creates the service for the platform's secure store.
     ///
     /// - Parameters:
-    ///   - service: `"GentleNetworking"` by default. Use your bundle identifier in apps.
+    ///   - service: ``SystemKeyChainStore/defaultService`` by default: the bundle identifier,
+    ///     else `"GentleNetworking"` on Apple platforms and `"GentleNetworking.<program name>"`
+    ///     on Linux, where every program of a user shares one credentials file (one name for
+    ///     all made each tool send the token another had saved to its own API).
     ///   - account: `"accessToken"` by default.
-    public init(service: String = "GentleNetworking", account: String = "accessToken") {
+    public init(service: String = SystemKeyChainStore.defaultService, account: String = "accessToken") {
         self.init(service: service, account: account, store: SystemKeyChainStore(service: service))
     }
 
     /// Creates the service over an explicit credentials file store, on any platform.
-    public init(service: String = "GentleNetworking", account: String = "accessToken", fileStore: FileCredentialStore) {
+    public init(
+        service: String = SystemKeyChainStore.defaultService, account: String = "accessToken",
+        fileStore: FileCredentialStore
+    ) {
         self.init(
             service: service, account: account, store: SystemKeyChainStore(service: service, fileStore: fileStore))
     }

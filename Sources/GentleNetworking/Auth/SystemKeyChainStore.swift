@@ -19,10 +19,20 @@ public final class SystemKeyChainStore: KeyChainStoreProtocol {
     /// The file store in use, or `nil` when the platform Keychain is used.
     public let fileStore: FileCredentialStore?
 
-    /// The service used when none is given: the main bundle's identifier, or
-    /// `"GentleNetworking"` when the process has none (command-line tools, Linux).
+    /// The service used when none is given: the main bundle's identifier; without one
+    /// (command-line tools, Linux), `"GentleNetworking"` on Apple platforms (the Keychain keeps
+    /// each program's items to itself) and `"GentleNetworking.<program name>"` elsewhere.
+    ///
+    /// On Linux every program of a user shares one credentials file: with one default name for
+    /// all, a token one tool saved was the token every other such tool loaded, and sent to its
+    /// own API. Programs that mean to share a token name the same service explicitly.
     public static var defaultService: String {
-        Bundle.main.bundleIdentifier ?? "GentleNetworking"
+        if let identifier = Bundle.main.bundleIdentifier { return identifier }
+        #if canImport(Security)
+            return "GentleNetworking"
+        #else
+            return "GentleNetworking." + ProcessInfo.processInfo.processName
+        #endif
     }
 
     /// Creates the store for the platform's secure store.

@@ -14,7 +14,8 @@ import Foundation
 /// ```
 ///
 /// - Only GET requests are touched, and only those without an `If-None-Match` of their own.
-/// - A 2xx with an `ETag` is stored, unless it says `Cache-Control: no-store` or varies on a
+/// - A 2xx with an `ETag` is stored, unless it or its request says `Cache-Control: no-store`
+///   (an entry the request was made with is then dropped), or it varies on a
 ///   header that is not part of the key (``storableVaryHeaders-property``). A response that varies on
 ///   `Cookie` is stored only when the request carried its own `Cookie` header: cookies that a
 ///   session adds from its cookie storage, below this transport, are invisible here. A 2xx
@@ -403,11 +404,12 @@ public struct ETagTransport: HTTPTransportProtocol {
 
     /// Whether a response with `headers` to `request` may be stored when it may vary on
     /// `varyAllowed`. `Vary: Cookie` needs a `Cookie` on the request itself (without a request,
-    /// it is allowed when `cookie` is in `varyAllowed`).
+    /// it is allowed when `cookie` is in `varyAllowed`). A request's own `Cache-Control:
+    /// no-store` forbids storing its response too (RFC 9111 §5.2.1.5: it was written, to disk
+    /// with a `DiskETagStore`).
     static func isStorable(_ headers: [String: String], varyAllowed: Set<String>, request: URLRequest?) -> Bool {
-        if let cacheControl = header("Cache-Control", in: headers)?.lowercased(),
-            cacheControl.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "no-store" }
-            )
+        if saysNoStore(header("Cache-Control", in: headers))
+            || saysNoStore(request?.value(forHTTPHeaderField: "Cache-Control"))
         {
             return false
         }
@@ -419,6 +421,14 @@ public struct ETagTransport: HTTPTransportProtocol {
             return fields.allSatisfy { varyAllowed.contains($0) }
         }
         return true
+    }
+
+    /// Whether a `Cache-Control` value holds the `no-store` directive.
+    private static func saysNoStore(_ cacheControl: String?) -> Bool {
+        guard let cacheControl else { return false }
+        return cacheControl.split(separator: ",").contains {
+            $0.trimmingCharacters(in: .whitespaces).equalsIgnoringASCIICase("no-store")
+        }
     }
 
     /// The cached entry with its headers updated by a 304's header fields (RFC 9111 §4.3.4),

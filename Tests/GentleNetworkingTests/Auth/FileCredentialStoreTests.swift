@@ -40,6 +40,23 @@ struct FileCredentialStoreTests {
         #expect(leftovers.sorted() == [".credentials.lock", "credentials.json"], "no temporary files are left behind")
     }
 
+    @Test("A save that would make a file the store refuses to read throws; every other key stays readable")
+    func oversizedSave() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let store = FileCredentialStore(directory: root.appendingPathComponent("gentle-networking"))
+        try store.setValue("x", for: "k2")
+        // 600,000 slashes: 1.2 MB once JSON escapes each as `\/`, past the 1 MiB a file may hold.
+        #expect(throws: CredentialStoreError.self) {
+            try store.setValue(String(repeating: "/", count: 600_000), for: "k")
+        }
+        // Before: saved, and from then on every read, save and delete failed with .corruptFile.
+        #expect(try store.value(for: "k2") == "x")
+        #expect(try store.value(for: "k") == nil)
+        try store.setValue("y", for: "k3")
+        #expect(try store.value(for: "k3") == "y")
+    }
+
     @Test("Writes are atomic: the file is replaced by rename, never rewritten in place")
     func atomicReplace() async throws {
         let root = makeTemporaryDirectory()

@@ -93,9 +93,19 @@ struct KeyChainStoreTests {
         #expect((file as? CredentialStoreError)?.code == .corruptFile)
     }
 
-    @Test("The default service is the bundle identifier, else GentleNetworking")
+    @Test(
+        "The default service is the bundle identifier, else GentleNetworking (Apple) or GentleNetworking.<program> (Linux)"
+    )
     func defaultService() {
-        #expect(SystemKeyChainStore.defaultService == (Bundle.main.bundleIdentifier ?? "GentleNetworking"))
+        #if canImport(Security)
+            #expect(SystemKeyChainStore.defaultService == (Bundle.main.bundleIdentifier ?? "GentleNetworking"))
+        #else
+            // One name per program: every program of a user shares the credentials file.
+            #expect(
+                SystemKeyChainStore.defaultService
+                    == (Bundle.main.bundleIdentifier ?? "GentleNetworking." + ProcessInfo.processInfo.processName))
+            #expect(SystemKeyChainAuthService().service == SystemKeyChainStore.defaultService)
+        #endif
         #expect(SystemKeyChainStore().service == SystemKeyChainStore.defaultService)
         #if !canImport(Security)
             #expect(SystemKeyChainStore().fileStore != nil, "Linux uses the credentials file")

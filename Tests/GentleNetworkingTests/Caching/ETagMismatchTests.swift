@@ -73,3 +73,30 @@ struct ETagMismatchTests {
         #expect(ETagTransport.namesAnotherRepresentation([("ETag", "\"v2\"")], than: cached))
     }
 }
+
+/// A request's own `Cache-Control: no-store` (RFC 9111 §5.2.1.5): its response is not stored,
+/// in memory or on disk. Only the response's directive was read: the 200 was written.
+@Suite("ETagTransport: a request that says no-store leaves nothing in the store")
+struct ETagRequestNoStoreTests {
+    @Test("Nothing stored, on disk or in memory; the next request goes out unconditional", arguments: TransportKind.all)
+    func requestNoStore(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/doc") { _ in LoopbackResponse.text("private").adding(header: "ETag", "\"v1\"") }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for store in [DiskETagStore(directory: directory) as any ETagStoreProtocol, InMemoryETagStore()] {
+            server.clearRecordedRequests()
+            let etag = ETagTransport(inner: try kind.make(), store: store)
+            var secret = URLRequest(url: server.url("/doc"))
+            secret.setValue("no-store", forHTTPHeaderField: "Cache-Control")
+            #expect(try await etag.data(for: secret).0 == Data("private".utf8))
+            _ = try await etag.data(for: URLRequest(url: server.url("/doc")))
+            // Before: the second went out with If-None-Match, from the stored entry.
+            #expect(server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, nil])
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        // The second request's response (no directive) is stored; the first was not.
+        #expect(files.filter { $0.hasSuffix(".etag") }.count == 1, "\(files)")
+    }
+}
