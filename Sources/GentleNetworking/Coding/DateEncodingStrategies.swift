@@ -14,7 +14,7 @@ public enum DateEncodingStrategies {
     ///
     /// A date that RFC 3339 cannot write (not finite, such as one made from `Double.nan`, or
     /// outside the years 0001–9999) throws `EncodingError.invalidValue` (through
-    /// ``HTTPNetworkService``, ``NetworkError/encodingFailed(_:)``, and nothing is sent): the
+    /// ``HTTPNetworkService``, a ``NetworkError`` of kind ``NetworkError/Kind/encodingFailed``, and nothing is sent): the
     /// format style wrote `-4712-01-01T12:00:00.000Z` for a NaN date and a six-digit year for an
     /// infinite one, which no RFC 3339 reader, ours included, reads back.
     public static var iso8601FractionalSeconds: JSONEncoder.DateEncodingStrategy {
