@@ -42,6 +42,14 @@ package enum RegularFile {
         return (descriptor, Int64(info.st_size))
     }
 
+    /// The length of the regular file at `path`, checked as ``opened(_:request:)`` checks it,
+    /// for an upload handed to another reader (a session's upload task): nothing is read.
+    package static func length(_ path: String, request url: URL?) throws(TransportError) -> Int64 {
+        let (descriptor, size) = try opened(path, request: url)
+        close(descriptor)
+        return size
+    }
+
     /// The whole of the regular file at `path`, at most `limit` bytes.
     ///
     /// - Throws: As ``opened(_:request:)``; ``TransportError/Code/invalidRequest`` for a file

@@ -66,10 +66,7 @@
             progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> (Data, URLResponse) {
             // Only a regular file, as on every other upload path (the caller checked the URL).
-            if let path = file.localFilePath {
-                let (descriptor, _) = try RegularFile.opened(path, request: request.url)
-                close(descriptor)
-            }
+            if let path = file.localFilePath { _ = try RegularFile.length(path, request: request.url) }
             let (session, delegate) = session(identifier: identifier)
             return try await delegate.run(
                 session.uploadTask(with: request, fromFile: file), destination: nil, progress: progress)

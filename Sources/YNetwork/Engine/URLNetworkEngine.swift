@@ -199,13 +199,9 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         guard let path = fileUrl.localFilePath else {
             throw TransportError.notAFileURL(fileUrl, role: "upload source", request: request.url)
         }
-        let (session, sent) = try delegateSession(for: request) {
-            // Only a regular file, as on every other upload path: `/dev/zero` or a FIFO was
-            // handed to the session as it was (its size read as 0).
-            let (descriptor, size) = try RegularFile.opened(path, request: request.url)
-            close(descriptor)
-            return size
-        }
+        // Only a regular file, as on every other upload path: `/dev/zero` or a FIFO was handed
+        // to the session as it was (its size read as 0).
+        let (session, sent) = try delegateSession(for: request) { try RegularFile.length(path, request: request.url) }
         let task = session.uploadTask(with: sent, fromFile: fileUrl)
         task.taskDescription = "\(request: request)"
         task.resume()

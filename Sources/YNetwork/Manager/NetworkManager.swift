@@ -273,8 +273,12 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     struct SentRequest {
         /// The request as it went out, with the session's credentials.
         let request: URLRequest
-        /// The header names the session added: secrets whatever their names.
-        let sessionHeaders: [String]
+        /// The request as built, before the session applied its credentials.
+        let built: URLRequest
+
+        /// The header names the session added: secrets whatever their names. Worked out only
+        /// when a decoding error needs them, never on a request that succeeds.
+        var sessionHeaders: [String] { NetworkManager.credentialHeaderNames(of: request, appliedTo: built) }
     }
 
     /// Sends `request` (refreshing once on a 401) and returns the final body and response, and
@@ -292,13 +296,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
                 return try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
             }
             peekTaskResult(request: request, data: data, response: response, error: nil)
-            return (
-                data, response,
-                lastSent.map {
-                    SentRequest(
-                        request: $0, sessionHeaders: Self.credentialHeaderNames(of: $0, appliedTo: built.request))
-                }
-            )
+            return (data, response, lastSent.map { SentRequest(request: $0, built: built.request) })
         } catch {
             let mapped = NetworkError.mapping(error)
             peekTaskResult(request: request, data: nil, response: nil, error: mapped)
@@ -564,10 +562,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     }
 
     /// Decodes `data`; a `DecodingError` is wrapped as one of the same case and coding path whose
-    /// text is cut to 512 bytes and scrubbed of `sent`'s credential values (and of every header
-    /// the session added)
-    /// (`DecodingFailure.sanitized`): the decoder quotes the server's values (a 50 MB enum
-    /// value made a 50 MB error; a token the server echoed reached the app's logs).
+    /// text is cut to 512 bytes and scrubbed of `sent`'s credential values and of every header
+    /// the session added (`DecodingFailure.sanitized`): the decoder quotes the server's values
+    /// (a 50 MB enum value made a 50 MB error; a token the server echoed reached the app's logs).
     private func decode<Response: Decodable>(
         _ type: Response.Type, _ data: Data, _ decoder: DataDecoder, sent: SentRequest?
     ) throws -> Response {
