@@ -24,10 +24,11 @@ public enum HostileBehavior: Sendable {
     /// `Proxy-Authenticate` when `status` is 407) and `body`. Well formed.
     case challenge(scheme: String = "Basic realm=\"x\"", status: Int = 401, body: Data = Data())
 
-    /// `200` with no length, then the body `[0,0,0,…` in 64 KiB writes forever. With
-    /// `chunked: false` it is framed by connection close (`Connection: close`); with `chunked:
-    /// true` by `Transfer-Encoding: chunked`, one 64 KiB chunk (`10000`) a write, no last chunk.
-    case endlessBody(chunked: Bool)
+    /// `status` (`200` by default) with no length, then the body `[0,0,0,…` in 64 KiB writes
+    /// forever. With `chunked: false` it is framed by connection close (`Connection: close`); with
+    /// `chunked: true` by `Transfer-Encoding: chunked`, one 64 KiB chunk (`10000`) a write, no
+    /// last chunk.
+    case endlessBody(chunked: Bool, status: Int = 200)
 
     /// `200` with `Content-Encoding: encoding` whose body inflates to `decodedBytes` zero bytes
     /// (about 159 times its compressed size), generated while it is sent, never held in memory.

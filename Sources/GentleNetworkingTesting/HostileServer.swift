@@ -326,8 +326,8 @@ private final class HostileConnection {
         case .challenge(let scheme, let status, let body):
             let name = status == 407 ? "Proxy-Authenticate" : "WWW-Authenticate"
             return wellFormed(status: status, headers: [(name, scheme)], body: body, for: request)
-        case .endlessBody(let chunked):
-            endlessBody(chunked: chunked)
+        case .endlessBody(let chunked, let status):
+            endlessBody(chunked: chunked, status: status)
             return .close
         case .compressionBomb(let decodedBytes, let encoding, let declareLength):
             return compressionBomb(decodedBytes: decodedBytes, encoding: encoding, declareLength: declareLength)
@@ -389,9 +389,9 @@ private final class HostileConnection {
         return send(bytes) ? nil : .close
     }
 
-    private func endlessBody(chunked: Bool) {
+    private func endlessBody(chunked: Bool, status: Int) {
         let framing = chunked ? ("Transfer-Encoding", "chunked") : ("Connection", "close")
-        guard send(Self.head(status: 200, [("Content-Type", "application/json"), framing])) else { return }
+        guard send(Self.head(status: status, [("Content-Type", "application/json"), framing])) else { return }
         var piece = [UInt8]()
         piece.reserveCapacity(Self.writeSize)
         while piece.count < Self.writeSize { piece += [UInt8(ascii: ","), UInt8(ascii: "0")] }

@@ -12,7 +12,8 @@ import Foundation
 ///   so a 10 MB gzip body that inflates to 10 GiB stops at the limit. A `Content-Length` above
 ///   the limit fails before any of the body is read.
 /// - Streams and downloads to a file are constant-memory and have no size limit unless one is
-///   given to them.
+///   given to them. A download's body is unlimited only for a 2xx: the body of any other status
+///   written to a file (an error page, a redirect's own body) is held to ``maxBodyBytes``.
 /// - ``maxHeaderCount`` and ``maxHeaderBytes`` bound the response head on every kind of request.
 public struct ResponseLimits: Sendable, Hashable {
     /// The most decoded body bytes held in memory; 100 MiB by default; `nil` for no limit.

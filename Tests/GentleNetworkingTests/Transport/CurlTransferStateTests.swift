@@ -171,6 +171,38 @@ struct CurlTransferStateTests {
         #expect(failureCode(state.finished(libcurlFailure: nil)) == .responseTooLarge)
     }
 
+    @Test("A download's non-2xx body is held to the error limit; its 2xx body is not (a 500 cannot fill the disk)")
+    func downloadErrorBodyLimit() {
+        let limits = CurlTransferState.Limits(
+            maxBodyBytes: nil, maxNon2xxFileBytes: 100, maxHeaderCount: 4, maxHeaderBytes: 2048)
+        // A 2xx download: unlimited, whatever its length says.
+        var ok = makeState(.file, limits: limits)
+        #expect(!feed(&ok, ["HTTP/1.1 200 OK", "Content-Length: 1000000", ""]).abort)
+        #expect(ok.bodyBytes(1_000_000).0 == .accept)
+        // A 500 (or a redirect's own body) without a length: stops past the limit.
+        for status in ["500 Internal Server Error", "302 Found"] {
+            var error = makeState(.file, limits: limits)
+            feed(&error, ["HTTP/1.1 \(status)", ""])
+            #expect(error.bodyBytes(100).0 == .accept)
+            #expect(error.bodyBytes(1).0 == .abort)
+            #expect(error.failure?.code == .responseTooLarge)
+            #expect(error.failure?.message.contains("answering this download") == true)
+        }
+        // A declared length above it fails before any body byte.
+        var declared = makeState(.file, limits: limits)
+        #expect(feed(&declared, ["HTTP/1.1 404 Not Found", "Content-Length: 101", ""]).abort)
+        #expect(declared.failure?.code == .responseTooLarge && declared.bodyBytes == 0)
+        // With a download limit too, the smaller one holds.
+        var both = makeState(
+            .file, limits: .init(maxBodyBytes: 50, maxNon2xxFileBytes: 100, maxHeaderCount: 4, maxHeaderBytes: 2048))
+        feed(&both, ["HTTP/1.1 503 Service Unavailable", ""])
+        #expect(both.bodyBytes(51).0 == .abort)
+        // Streams keep their own limit only.
+        var stream = makeState(.stream, limits: limits)
+        feed(&stream, ["HTTP/1.1 500 Internal Server Error", ""])
+        #expect(stream.bodyBytes(1000).0 == .accept)
+    }
+
     @Test("An Int64 overflow of the byte count is a limit failure, not a trap")
     func overflow() {
         var state = makeState(.file, limits: .init(maxBodyBytes: nil, maxHeaderCount: 4, maxHeaderBytes: 2048))

@@ -149,6 +149,7 @@
             }
             let kind: CurlTransferState.SinkKind
             let bodyLimit: Int64?
+            var non2xxFileLimit: Int64?
             switch sink {
             case .memory:
                 kind = .memory
@@ -156,6 +157,9 @@
             case .file:
                 kind = .file
                 bodyLimit = maxStreamedBytes
+                // An error page or a redirect's body is held to the in-memory limit: a download
+                // is unlimited, a hostile 500 or 302 that never ends must not fill the disk.
+                non2xxFileLimit = ResponseLimits.effectiveBodyLimit(configured: configuration.limits.maxBodyBytes)
             case .stream:
                 kind = .stream
                 bodyLimit = maxStreamedBytes
@@ -164,7 +168,8 @@
                 CurlTransferState(
                     sink: kind,
                     limits: CurlTransferState.Limits(
-                        maxBodyBytes: bodyLimit, maxHeaderCount: configuration.limits.maxHeaderCount,
+                        maxBodyBytes: bodyLimit, maxNon2xxFileBytes: non2xxFileLimit,
+                        maxHeaderCount: configuration.limits.maxHeaderCount,
                         maxHeaderBytes: configuration.limits.maxHeaderBytes),
                     isHeadRequest: method == "HEAD", url: url))
             if case .stream = sink { ObjectWatch.note(self, "CurlEasyRequest") }

@@ -78,6 +78,10 @@ struct CurlTransferState: Sendable {
     struct Limits: Sendable, Equatable {
         /// The most decoded body bytes; `nil` for none.
         var maxBodyBytes: Int64?
+        /// For a file sink, the most decoded body bytes of a response that is not 2xx (an error
+        /// page or a redirect's body is not the download, so a download's lack of a limit does
+        /// not extend to it); `nil` for none. Ignored for the other sinks.
+        var maxNon2xxFileBytes: Int64? = nil
         /// The most header lines in one response head.
         var maxHeaderCount: Int
         /// The most header bytes, summed over every head of the transfer (1xx included).
@@ -244,12 +248,13 @@ struct CurlTransferState: Sendable {
             if actions.abort { return (.abort, actions) }
         }
         let (total, overflow) = bodyBytes.addingReportingOverflow(Int64(count))
-        if overflow || limits.maxBodyBytes.map({ total > $0 }) == true {
-            let limit = limits.maxBodyBytes ?? Int64.max
+        let limit = bodyLimit
+        if overflow || limit.map({ total > $0 }) == true {
             let aborted = abort(
                 TransportError(
                     .responseTooLarge, url: url,
-                    message: "The response body exceeds the limit of \(limit) bytes; the connection was closed."))
+                    message: "The response body\(limitScope) exceeds the limit of \(limit ?? Int64.max) bytes; "
+                        + "the connection was closed."))
             return (.abort, Self.merge(actions, aborted))
         }
         bodyBytes = total
@@ -309,6 +314,22 @@ struct CurlTransferState: Sendable {
 
     // MARK: Helpers
 
+    /// The body limit for the current head: a file sink's non-2xx limit applies once a status
+    /// outside 200–299 is known (a transfer whose status line is unreadable is failed anyway).
+    private var bodyLimit: Int64? {
+        guard sink == .file, let errorLimit = limits.maxNon2xxFileBytes, !(200..<300).contains(head.statusCode)
+        else { return limits.maxBodyBytes }
+        return limits.maxBodyBytes.map { min($0, errorLimit) } ?? errorLimit
+    }
+
+    /// Words for the error naming ``bodyLimit``: which body it bounded, when it was not the usual one.
+    private var limitScope: String {
+        guard sink == .file, limits.maxNon2xxFileBytes != nil, !(200..<300).contains(head.statusCode) else {
+            return ""
+        }
+        return " of the \(head.statusCode) answering this download"
+    }
+
     /// The error for a 101 Switching Protocols (or body bytes after any 1xx head).
     static func switchedProtocols(_ url: URL?) -> TransportError {
         TransportError(
@@ -336,15 +357,16 @@ struct CurlTransferState: Sendable {
         if !headComplete {
             headComplete = true
             if let error = framingError() { return abort(error) }
-            if sink == .memory, !isHeadRequest, head.statusCode != 204, head.statusCode != 304,
-                let length = contentLength, let limit = limits.maxBodyBytes, length > limit
+            if sink == .memory || (sink == .file && limits.maxNon2xxFileBytes != nil), !isHeadRequest,
+                head.statusCode != 204, head.statusCode != 304, let length = contentLength, let limit = bodyLimit,
+                length > limit
             {
                 return abort(
                     TransportError(
                         .responseTooLarge, url: url,
                         message:
-                            "The response declares \(length) body bytes, above the limit of \(limit); nothing was read."
-                    ))
+                            "The response\(limitScope) declares \(length) body bytes, above the limit of \(limit); "
+                            + "nothing was read."))
             }
         }
         guard sink == .stream, !callerResumed else { return Actions() }

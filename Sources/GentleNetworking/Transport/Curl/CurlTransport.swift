@@ -160,7 +160,11 @@
         ///
         /// The file is written next to `destination` and moved into place when the transfer
         /// completes, so a failed download never leaves a partial file there. The body of any
-        /// final status is written (check the returned response's status).
+        /// final status is written (check the returned response's status), but only the body of
+        /// a 2xx is unlimited: an error page, or a redirect's own body, is held to the in-memory
+        /// limit (``ResponseLimits/maxBodyBytes``, 100 MiB by default), past which the download
+        /// fails with ``TransportError/Code/responseTooLarge`` (a hostile server cannot fill the
+        /// disk with a 500 that never ends).
         ///
         /// - Parameters:
         ///   - request: The request to send.
