@@ -12,7 +12,8 @@ import GentleNetworking
 /// Usage: `gentle-probe <curl|urlsession> <url> <max-body-bytes>`
 ///
 /// With `persist-writer` as its first argument it is instead the writer of the kill -9 tests
-/// (see ``PersistenceWriter``).
+/// (see ``PersistenceWriter``); with `download-fsize`, a download under a file size limit (see
+/// ``DownloadUnderFileSizeLimit``).
 @main
 struct GentleProbe {
     struct Outcome: Encodable {
@@ -27,6 +28,9 @@ struct GentleProbe {
         let arguments = CommandLine.arguments
         if arguments.count > 1, arguments[1] == "persist-writer" {
             await PersistenceWriter.run(Array(arguments.dropFirst(2)))
+        }
+        if arguments.count > 1, arguments[1] == "download-fsize" {
+            await DownloadUnderFileSizeLimit.run(Array(arguments.dropFirst(2)))
         }
         guard arguments.count == 4, let url = URL(string: arguments[2]), let limit = Int64(arguments[3]) else {
             FileHandle.standardError.write(Data("usage: gentle-probe <curl|urlsession> <url> <max-body-bytes>\n".utf8))

@@ -38,6 +38,18 @@ package enum AtomicFile {
         }
     }
 
+    /// Writes a download held in memory to `destinationPath` as ``write(_:to:mode:)`` does
+    /// (readable by its owner only), a failure reported as a `CocoaError` naming
+    /// `destinationPath`: what every download path throws for a file it cannot write (a full
+    /// disk is `.fileWriteOutOfSpace` whether the body came through memory or libcurl's file sink).
+    package static func writeDownload(_ data: Data, to destinationPath: String) throws(CocoaError) {
+        do {
+            try write(data, to: destinationPath, mode: 0o600)
+        } catch {
+            throw error.cocoaError(target: destinationPath)
+        }
+    }
+
     /// Replaces the file at `path` with `data`, created with `mode` (never wider, whatever the umask).
     /// Readers see the old file or the new one; a symbolic link at `path` is replaced, not followed.
     package static func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {

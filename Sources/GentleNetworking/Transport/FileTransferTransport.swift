@@ -12,7 +12,9 @@ public protocol FileTransferTransport: HTTPTransportProtocol {
     /// Downloads the response body of `request` into `destination` (replaced if present), and
     /// returns the final response; a failed transfer leaves no partial file there. A
     /// `destination` that is not a file URL is ``TransportError/Code/invalidRequest``, and
-    /// nothing is sent.
+    /// nothing is sent. A file that cannot be created, written or moved into place is a
+    /// `CocoaError` naming `destination` (`.fileWriteOutOfSpace` for a full disk), as a
+    /// download through memory reports it.
     func download(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse
@@ -48,11 +50,7 @@ extension HTTPTransportProtocol {
     ) async throws -> HTTPURLResponse {
         let destinationPath = try TransportError.downloadDestinationPath(destination, request: request.url)
         let (data, response) = try await self.data(for: request)
-        do {
-            try AtomicFile.write(data, to: destinationPath, mode: 0o600)
-        } catch {
-            throw error.cocoaError(target: destinationPath)
-        }
+        try AtomicFile.writeDownload(data, to: destinationPath)
         let size = Int64(data.count)
         progress?(
             TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))

@@ -57,10 +57,10 @@ extension NetworkEngine {
     public func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
-        _ = try TransportError.downloadDestinationPath(destination, request: request.url)
+        let destinationPath = try TransportError.downloadDestinationPath(destination, request: request.url)
         let (data, response) = try await submit(request)
         // Replaced by a rename once written: a failed write leaves the old file as it was.
-        try writePrivateFile(data, to: destination)
+        try AtomicFile.writeDownload(data, to: destinationPath)
         let size = Int64(data.count)
         progress?(
             TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))

@@ -91,11 +91,11 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
         guard let session else { throw NetworkError.notConfigured }
-        _ = try TransportError.downloadDestinationPath(destination, request: request.url)
+        let destinationPath = try TransportError.downloadDestinationPath(destination, request: request.url)
         try await waitUnlessAutoResuming()
         let (data, response) = try await Self.exchange(request, on: session)
         // Replaced by a rename once written: a failed write leaves the old file as it was.
-        try writePrivateFile(data, to: destination)
+        try AtomicFile.writeDownload(data, to: destinationPath)
         progress?(
             TransferProgress(
                 bytesReceived: Int64(data.count), expectedBytesToReceive: Int64(data.count), bytesSent: 0,

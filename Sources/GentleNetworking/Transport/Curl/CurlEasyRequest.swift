@@ -500,9 +500,12 @@
                 while offset < bytes.count {
                     let written = write(descriptor, base + offset, bytes.count - offset)
                     if written < 0 {
-                        if errno == EINTR { continue }
+                        let code = errno
+                        if code == EINTR { continue }
+                        // The download's own code reports it as the `CocoaError` of a file write.
                         let error = TransportError(
-                            .other, url: url, message: "Writing the download failed: errno \(errno).")
+                            .other, url: url, message: "Writing the download failed: errno \(code).",
+                            underlyingError: AtomicFile.Failure(operation: "write", path: "the download", code: code))
                         apply(state.withLock { $0.sinkFailed(error) })
                         return 0
                     }

@@ -188,6 +188,9 @@
         ///     ``TransportError/Code/invalidRequest``, and nothing is sent.
         ///   - maxBytes: The most body bytes written; `nil` for no limit (constant memory anyway).
         ///   - progress: Called as bytes arrive (not for a redirect's own body); `nil` by default.
+        /// - Throws: A `TransportError` for the exchange; a `CocoaError` naming `destination` for
+        ///   a file that cannot be created, written or moved into place (`.fileWriteOutOfSpace`
+        ///   for a full disk), as a download through memory throws.
         public func download(
             for request: URLRequest, to destination: URL, maxBytes: Int64?,
             progress: (@Sendable (TransferProgress) -> Void)? = nil
@@ -198,23 +201,32 @@
             // NAME_MAX even for a destination whose own name is near it.
             let partial = AtomicFile.temporaryPath(for: destinationPath)
             defer { unlink(partial) }
-            let (_, response) = try await followingRedirects(request) { current in
-                // Owner-only: downloads often land in the shared temporary directory.
-                try await self.send(
-                    current,
-                    sink: {
-                        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                        guard descriptor >= 0 else {
-                            throw TransportError(
-                                .other, url: request.url, message: "Cannot create \(partial): errno \(errno).")
-                        }
-                        return .file(descriptor)
-                    }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes)
-            }
-            guard rename(partial, destinationPath) == 0 else {
-                throw TransportError(
-                    .other, url: request.url,
-                    message: "Cannot move the download to \(destinationPath): errno \(errno).")
+            let response: HTTPURLResponse
+            do {
+                (_, response) = try await followingRedirects(request) { current in
+                    // Owner-only: downloads often land in the shared temporary directory.
+                    try await self.send(
+                        current,
+                        sink: {
+                            let descriptor = open(
+                                partial, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                            guard descriptor >= 0 else {
+                                throw AtomicFile.Failure(operation: "create", path: partial, code: errno)
+                            }
+                            return .file(descriptor)
+                        }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes)
+                }
+                guard rename(partial, destinationPath) == 0 else {
+                    throw AtomicFile.Failure(operation: "rename", path: destinationPath, code: errno)
+                }
+            } catch let failure as AtomicFile.Failure {
+                // A file that cannot be created, written or moved into place: the `CocoaError` a
+                // download through memory throws for the same fault (a full disk is
+                // `.fileWriteOutOfSpace` on every path).
+                throw failure.cocoaError(target: destinationPath)
+            } catch let error as TransportError {
+                guard let failure = error.underlyingError as? AtomicFile.Failure else { throw error }
+                throw failure.cocoaError(target: destinationPath)
             }
             return response
         }
