@@ -214,7 +214,8 @@ public struct ETagTransport: HTTPTransportProtocol {
                 return try await self.data(for: request, mayRefetch: false)
             }
             let revalidated = try await renew(
-                cached, key: key, url: response.url ?? request.url, fields: fields, notModified: notModified)
+                cached, key: key, request: request, url: response.url ?? request.url, fields: fields,
+                notModified: notModified)
             guard
                 let rebuilt = HTTPURLResponse(
                     url: response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/"),
@@ -270,7 +271,7 @@ public struct ETagTransport: HTTPTransportProtocol {
                 return try await deferredData(for: request, mayRefetch: false)
             }
             let revalidated = try await renew(
-                cached, key: key, url: response.url ?? request.url, fields: fields,
+                cached, key: key, request: request, url: response.url ?? request.url, fields: fields,
                 notModified: HTTPErrorResponse(
                     statusCode: 304, headers: response.headerFields(), body: data, url: response.url))
             let url = response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/")
@@ -322,10 +323,16 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// header `fields` (see ``revalidate(_:withFields:)``). Both paths (`data(for:)` and
     /// `deferredData(for:)`) share it.
     ///
+    /// An entry the 304 makes unstorable (its `Cache-Control` says `no-store`, or its `Vary`
+    /// names a header the key does not hold) answers this request, and the entry is dropped, as
+    /// a 2xx that may not be stored drops it: storing it renewed kept a response the server had
+    /// just said not to keep. Only a 304 carrying `Cache-Control` or `Vary` is checked (the
+    /// entry was storable when stored; each revalidation would otherwise pay for the check).
+    ///
     /// - Throws: ``TransportError/Code/unexpectedNotModified`` (carrying `notModified`) when
     ///   there was no entry to revalidate.
     private func renew(
-        _ cached: CachedResponse?, key: String, url: URL?, fields: [(String, String)],
+        _ cached: CachedResponse?, key: String, request: URLRequest, url: URL?, fields: [(String, String)],
         notModified: @autoclosure () -> HTTPErrorResponse
     ) async throws -> CachedResponse {
         guard let cached else {
@@ -335,7 +342,15 @@ public struct ETagTransport: HTTPTransportProtocol {
                 response: notModified())
         }
         let revalidated = Self.revalidate(cached, withFields: fields)
-        await storeEntry(revalidated, for: key)
+        let changesStorability = fields.contains {
+            $0.0.equalsIgnoringASCIICase("Cache-Control") || $0.0.equalsIgnoringASCIICase("Vary")
+        }
+        if changesStorability, !Self.isStorable(revalidated.headers, varyAllowed: storableVaryHeaders, request: request)
+        {
+            await removeEntry(for: key)
+        } else {
+            await storeEntry(revalidated, for: key)
+        }
         ExchangeRecorder.note(.servedFromCache)
         return revalidated
     }

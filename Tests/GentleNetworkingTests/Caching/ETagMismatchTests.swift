@@ -100,3 +100,71 @@ struct ETagRequestNoStoreTests {
         #expect(files.filter { $0.hasSuffix(".etag") }.count == 1, "\(files)")
     }
 }
+
+/// A 304 whose `Cache-Control` says `no-store` (or whose `Vary` names what the key does not
+/// hold) answers its request from the entry, and the entry is dropped. Before, the entry was
+/// stored again, renewed with the `no-store` among its headers, and revalidated forever.
+@Suite("ETagTransport: a 304 that makes the entry unstorable drops it")
+struct ETagNotModifiedNoStoreTests {
+    /// `/doc`: 200 `A` tagged `"v1"`; to `If-None-Match: "v1"`, a 304 with `field`.
+    private static func route(on server: LoopbackServer, field: (String, String)) {
+        server.route("GET", "/doc") { request in
+            if request.header("If-None-Match") == "\"v1\"" {
+                return LoopbackResponse(status: 304, headers: [("ETag", "\"v1\""), field])
+            }
+            return LoopbackResponse.text("A").adding(header: "ETag", "\"v1\"")
+        }
+    }
+
+    @Test(
+        "Served once from the entry, then the entry is gone: the next request is unconditional",
+        arguments: TransportKind.all)
+    func dropped(kind: TransportKind) async throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for field in [("Cache-Control", "private, no-store"), ("Vary", "*")] {
+            for store in [DiskETagStore(directory: directory) as any ETagStoreProtocol, InMemoryETagStore()] {
+                let server = try LoopbackServer()
+                defer { server.shutdown() }
+                Self.route(on: server, field: field)
+                let etag = ETagTransport(inner: try kind.make(), store: store)
+                let request = URLRequest(url: server.url("/doc"))
+                #expect(try await etag.data(for: request).0 == Data("A".utf8))
+                #expect(try await etag.data(for: request).0 == Data("A".utf8))  // the 304, from the entry
+                #expect(try await etag.data(for: request).0 == Data("A".utf8))
+                // Before: [nil, "v1", "v1"], the entry kept and renewed.
+                #expect(
+                    server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil],
+                    "\(field)")
+                server.shutdown()
+            }
+        }
+    }
+
+    @Test("Through the service (the deferred path): the same", arguments: TransportKind.all)
+    func deferredPath(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        Self.route(on: server, field: ("Cache-Control", "no-store"))
+        let service = HTTPNetworkService(
+            transport: ETagTransport(inner: try kind.make(), store: InMemoryETagStore()),
+            authService: InMemoryAuthService())
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let endpoint = Endpoint(path: "/doc", method: .get)
+        for _ in 0..<3 {
+            #expect(try await service.requestData(to: endpoint, via: environment).data == Data("A".utf8))
+        }
+        #expect(server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil])
+    }
+
+    @Test("A 304 with an ordinary Cache-Control keeps the entry")
+    func ordinaryKept() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        Self.route(on: server, field: ("Cache-Control", "max-age=60"))
+        let etag = ETagTransport(inner: try TransportKind.curl.make(), store: InMemoryETagStore())
+        let request = URLRequest(url: server.url("/doc"))
+        for _ in 0..<3 { #expect(try await etag.data(for: request).0 == Data("A".utf8)) }
+        #expect(server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", "\"v1\""])
+    }
+}
