@@ -8,15 +8,22 @@ enum Redactor {
 
     static let sensitiveHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
-        "x-auth-token", "x-access-token", "x-csrf-token", "x-amz-security-token",
+        "x-auth-token", "x-access-token", "x-csrf-token", "x-amz-security-token", "x-auth-key",
+        "ocp-apim-subscription-key", "x-functions-key",
     ]
+    /// Parts of names that hold a secret wherever they appear in a name. Keys are named
+    /// by what they open (`access_key`, `private_key`, `auth-key`, a subscription's or a
+    /// function's key), not by `key` alone, which would blank `primary_key` or `Idempotency-Key`.
     private static let sensitiveNameFragments = [
-        "token", "password", "passwd", "secret", "apikey", "api_key", "api-key", "authorization",
-        "credential", "session", "sessid", "signature", "cookie", "code_verifier", "assertion",
+        "token", "password", "passwd", "passphrase", "secret", "apikey", "api_key", "api-key", "authorization",
+        "credential", "session", "sessid", "signature", "cookie", "code_verifier", "assertion", "jwt",
+        "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "authkey", "auth_key",
+        "auth-key", "subscription-key", "subscription_key", "functions-key",
     ]
-    /// Names that are secrets only as a whole word (`sid` is in `inside`, `sig` in `signal`):
-    /// `sig` is an Azure shared-access signature, a bearer credential in a URL.
-    private static let sensitiveExactNames: Set<String> = ["sid", "auth", "sig"]
+    /// Names that are secrets only as a whole word (`sid` is in `inside`, `sig` in `signal`,
+    /// `pass` in `passenger`): `sig` is an Azure shared-access signature, a bearer credential in
+    /// a URL; `key` a Google API key (`?key=AIza…`).
+    private static let sensitiveExactNames: Set<String> = ["sid", "auth", "sig", "key", "pwd", "pass"]
 
     /// The most bytes of a body that are parsed or scanned to make an excerpt: 64 KiB. A larger
     /// body is never parsed whole; its prefix is redacted by ``redactJSONPrefix(_:outputLimit:)``.
@@ -197,7 +204,7 @@ enum Redactor {
     static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
-            let shown = isURLHeader(name) ? urlHeaderValue(value) : headerValue(name: name, value: value)
+            let shown = isURLHeader(name) ? urlHeaderValue(value, name: name) : headerValue(name: name, value: value)
             result[PrintableText.escaping(name)] = PrintableText.escaping(scrub(shown, secrets: secrets))
         }
         return result
@@ -214,28 +221,52 @@ enum Redactor {
     /// ``url(_:)`` shows a request's URL: a `Location` can carry a token a server hands out
     /// (`myapp://callback#access_token=…`, `?code=…&session=…`). A value that is not a URL but
     /// holds one of the marks is replaced whole.
-    static func urlHeaderValue(_ value: String) -> String {
+    ///
+    /// Only `Link` is read as a list of `<reference>`s and only `Refresh` as `5; url=…`: read so
+    /// in a `Location`, the text outside the brackets (or before `url=`) was shown as it came,
+    /// query and all. The work is linear in the value's length, with no recursion: a hostile
+    /// `Refresh` of `0url=` repeated recursed once per repetition (a stack overflow for a
+    /// header of a few tens of KiB, quadratic time before that).
+    static func urlHeaderValue(_ value: String, name: String) -> String {
         guard containsAny(of: userInfoQueryOrFragmentMarks, in: value) else { return value }
-        // `Link: <url>; rel=next, <url>; rel=last`: each reference on its own (read as one URL,
-        // a second link's token sat in the first one's last query value). `Refresh: 5; url=…`:
-        // the part after `url=`.
-        if value.contains("<") {
-            var result = ""
-            var rest = Substring(value)
-            while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
-                result += rest[...open] + urlHeaderValue(String(rest[rest.index(after: open)..<close])) + ">"
-                rest = rest[rest.index(after: close)...]
-            }
-            // A reference left unclosed is not shown if it could hold a secret.
-            return result
-                + (containsAny(of: userInfoQueryOrFragmentMarks, in: String(rest)) ? placeholder : String(rest))
-        }
-        if value.first?.isASCIIDigitCharacter == true, let marker = value.range(of: "url=", options: .caseInsensitive) {
-            return value[..<marker.upperBound] + urlHeaderValue(String(value[marker.upperBound...]))
-        }
+        if name.equalsIgnoringASCIICase("link") { return linkHeaderValue(value) }
+        if name.equalsIgnoringASCIICase("refresh") { return refreshHeaderValue(value) }
+        return singleURLValue(value)
+    }
+
+    /// One URL as ``url(_:)`` shows it; a value that does not parse as one, and holds one of the
+    /// marks, is replaced whole.
+    private static func singleURLValue(_ value: String) -> String {
+        guard containsAny(of: userInfoQueryOrFragmentMarks, in: value) else { return value }
         guard let parsed = URL(string: value.trimmingCharacters(in: .whitespaces)) else { return placeholder }
         let shown = url(parsed)
         return shown.hasPrefix("<") ? placeholder : shown
+    }
+
+    /// `Link: <url>; rel=next, <url>; rel=last` (RFC 8288): each reference on its own (read as
+    /// one URL, a second link's token sat in the first one's last query value); the text between
+    /// them (the parameters) as it is unless it holds one of the marks, then replaced; a
+    /// reference left unclosed likewise.
+    private static func linkHeaderValue(_ value: String) -> String {
+        func between(_ text: Substring) -> String {
+            containsAny(of: userInfoQueryOrFragmentMarks, in: String(text)) ? placeholder : String(text)
+        }
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += between(rest[..<open]) + "<" + singleURLValue(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + between(rest)
+    }
+
+    /// `Refresh: 5; url=…`: the delay as it is and the URL as ``singleURLValue(_:)`` shows it;
+    /// anything else before `url=` (or no `url=`) replaces the value whole.
+    private static func refreshHeaderValue(_ value: String) -> String {
+        guard let marker = value.range(of: "url=", options: .caseInsensitive),
+            value[..<marker.lowerBound].allSatisfy({ $0.isASCIIDigitCharacter || " \t;,.".contains($0) })
+        else { return placeholder }
+        return value[..<marker.upperBound] + singleURLValue(String(value[marker.upperBound...]))
     }
 
     /// The shortest credential value that is scrubbed by value: shorter ones would blank out

@@ -210,7 +210,13 @@ extension String {
 extension URLRequest {
     /// A `curl` command that sends this request, with credentials redacted unless asked for:
     /// see ``CurlCommand``.
-    public func curlCommand(secrets: CurlCommand.SecretHandling = .redact) -> String {
-        CurlCommand(self, secrets: secrets).description
+    ///
+    /// - Parameters:
+    ///   - secrets: ``CurlCommand/SecretHandling/redact`` by default.
+    ///   - alsoRedacting: Header names whose values are secrets besides the usual ones, such
+    ///     as an auth service's own header (`X-Access`); none by default, so pass
+    ///     ``AuthServiceProtocol/headerField`` when the service uses a header of its own.
+    public func curlCommand(secrets: CurlCommand.SecretHandling = .redact, alsoRedacting: [String] = []) -> String {
+        CurlCommand(self, secrets: secrets, alsoRedacting: alsoRedacting).description
     }
 }

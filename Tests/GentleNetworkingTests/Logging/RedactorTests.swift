@@ -56,6 +56,45 @@ struct RedactorTests {
         #expect(Redactor.headers(["Location": "/a b?c#token=x"])["Location"]?.contains("token") == false)
     }
 
+    @Test(
+        "Only Link is read as <references> and only Refresh as `5; url=`: a Location in either shape loses its secrets")
+    func urlHeaderShapes() {
+        // Read as a Link, the text outside the brackets was shown as it came.
+        let bracketed = Redactor.headers(["Location": "myapp://cb#access_token=S3CRET&state=<x>"])["Location"]
+        #expect(bracketed?.contains("S3CRET") == false, "\(bracketed ?? "nil")")
+        // Read as a Refresh, everything before `url=` was.
+        let digits = Redactor.headers(["Location": "2024/cb?session=S3CRET&return_url=/home"])["Location"]
+        #expect(digits == "2024/cb?session=<redacted>&return_url=/home")
+        // The real shapes still work, each part redacted on its own.
+        let link = Redactor.headers([
+            "Link": #"<https://h/p?page=2&token=T1>; rel="next", <https://h/p?page=9>; rel="last""#
+        ])["Link"]
+        #expect(link == #"<https://h/p?page=2&token=<redacted>>; rel="next", <https://h/p?page=9>; rel="last""#)
+        #expect(
+            Redactor.headers(["Link": "<https://h/p>; anchor=\"?token=T1\""])["Link"] == "<https://h/p><redacted>")
+        #expect(
+            Redactor.headers(["Refresh": "5; url=https://h/p?session=S1"])["Refresh"]
+                == "5; url=https://h/p?session=<redacted>")
+        #expect(Redactor.headers(["Refresh": "soon; url=https://h/p?session=S1"])["Refresh"] == "<redacted>")
+    }
+
+    @Test("A hostile Refresh, Link or Location of 1 MiB is redacted in linear time, without recursion")
+    func urlHeaderBounded() async {
+        // `0url=` repeated: every level of the old recursion matched again (20,000 levels for
+        // 100 KB; a stack overflow on a 512 KiB thread stack).
+        let repeated = String(repeating: "0url=", count: 200_000) + "?token=T"
+        let brackets = String(repeating: "<a?b>", count: 200_000)
+        let started = Date()
+        // A secondary thread's stack (as on Apple's cooperative pool), where the recursion overflowed.
+        let shown = await Task.detached {
+            ["Refresh", "Location", "Link"].flatMap { name in
+                [repeated, brackets].map { Redactor.headers([name: $0])[name] ?? "" }
+            }
+        }.value
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(shown.allSatisfy { !$0.contains("token=T") })
+    }
+
     @Test("JSON and form bodies lose secret fields, at any depth, and are truncated")
     func bodies() {
         let json = Redactor.bodyExcerpt(
@@ -73,10 +112,17 @@ struct RedactorTests {
         for name in [
             "Authorization", "X-ACCESS-TOKEN", "client_secret", "Api-Key", "APIKEY", "PHPSESSID", "sid", "SID", "Auth",
             "set-cookie", "to\u{212A}en", "é_password", "ID-Token-ü",
+            // Found missing in a review: Google's `?key=`, service-account JSON, Cloudflare,
+            // Azure API Management and Functions headers, short password names, JWTs.
+            "key", "KEY", "private_key", "aws_access_key_id", "X-Auth-Key", "Ocp-Apim-Subscription-Key",
+            "x-functions-key", "pwd", "pass", "passphrase", "jwt", "id_jwt",
         ] {
             #expect(Redactor.isSensitiveName(name), "\(name)")
         }
-        for name in ["inside", "author", "id", "Accept", "Content-Type", "", "é", "tokn"] {
+        for name in [
+            "inside", "author", "id", "Accept", "Content-Type", "", "é", "tokn", "primary_key", "Idempotency-Key",
+            "keys", "passenger", "monkey",
+        ] {
             #expect(!Redactor.isSensitiveName(name), "\(name)")
         }
     }

@@ -157,6 +157,25 @@ struct ObservabilityLeakTests {
         #expect(!text.contains("SEKRIT"), "\(text)")
     }
 
+    @Test("Records and cURL: Google's ?key=, Cloudflare's X-Auth-Key, a private_key and a pwd field are secrets")
+    func keyNames() throws {
+        var request = try Self.post(
+            "https://maps.example.com/geo?key=AIzaSEKRIT1&q=x",
+            body: Data(#"{"private_key":"SEKRIT2","pwd":"SEKRIT3"}"#.utf8),
+            contentType: "application/json")
+        request.setValue("SEKRIT4", forHTTPHeaderField: "X-Auth-Key")
+        request.setValue("SEKRIT5", forHTTPHeaderField: "Ocp-Apim-Subscription-Key")
+        let text = try Self.logged(
+            request, body: Data(#"{"echo":{"access_key":"SEKRIT6","jwt":"SEKRIT7","pass":"SEKRIT8"}}"#.utf8))
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        let command = CurlCommand(request).description
+        #expect(!command.contains("SEKRIT"), "\(command)")
+        // The auth service's own header, through the URLRequest convenience too.
+        var custom = URLRequest(url: try #require(URL(string: "https://api.example.com/me")))
+        custom.setValue("SEKRIT9", forHTTPHeaderField: "X-Access")
+        #expect(!custom.curlCommand(alsoRedacting: ["X-Access"]).contains("SEKRIT9"))
+    }
+
     @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
     func noFormOnJSONAndPlainUser() throws {
         let request = URLRequest(
