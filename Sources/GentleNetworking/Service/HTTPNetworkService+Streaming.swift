@@ -103,7 +103,8 @@ extension HTTPNetworkService {
     ///   - environment: Where it is.
     ///   - policy: `EventSourcePolicy()` by default: 3 s before reconnecting unless the server
     ///     says otherwise, 3 backed-off reconnects without an event before giving up.
-    ///   - lastEventID: The ID to resume after; `nil` (the default) for the start.
+    ///   - lastEventID: The ID to resume after; `nil` (the default) for the start, or the
+    ///     endpoint's own `Last-Event-ID` header when it has one.
     ///   - clock: ``RetryClock/live`` by default; tests inject one to assert the delays.
     ///   - maxLineBytes: The longest line accepted; 1 MiB by default.
     ///   - maxEventBytes: The largest event data accepted; 8 MiB by default.
@@ -114,11 +115,20 @@ extension HTTPNetworkService {
         maxEventBytes: Int = ServerSentEventParser.defaultMaxEventBytes
     ) -> EventSourceSequence {
         let service = self
+        // An endpoint that carries `Last-Event-ID` itself (any spelling) resumes from it, as if
+        // given as `lastEventID`; the stream's own IDs replace it from then on.
+        let resumeID =
+            lastEventID ?? endpoint.headers.first { $0.key.equalsIgnoringASCIICase("Last-Event-ID") }?.value
         return EventSourceSequence(
-            policy: policy, lastEventID: lastEventID, clock: clock, maxLineBytes: maxLineBytes,
+            policy: policy, lastEventID: resumeID, clock: clock, maxLineBytes: maxLineBytes,
             maxEventBytes: maxEventBytes
         ) { lastEventID in
-            var headers = endpoint.headers
+            // The endpoint's own spellings of these names go first: set later (the headers are set
+            // in sorted order, `accept` after `Accept`), a stale `Last-Event-Id` of the caller's
+            // was sent on every reconnect instead of the stream's.
+            var headers = endpoint.headers.filter {
+                !$0.key.equalsIgnoringASCIICase("Accept") && !$0.key.equalsIgnoringASCIICase("Last-Event-ID")
+            }
             headers["Accept"] = "text/event-stream"
             if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
             return try await service.stream(to: EventSourceEndpoint(base: endpoint, headers: headers), via: environment)

@@ -84,6 +84,8 @@ final class ChunkBuffer<Resumer: TransferResuming>: Sendable {
 
     /// The unread bytes on disk now (for tests).
     var spilledBytes: Int64 { state.withLock { $0.spill?.pending ?? 0 } }
+    /// Whether a reader is waiting for the next chunk now (for tests).
+    var isAwaited: Bool { state.withLock { $0.waiter != nil } }
 
     /// Attaches the way back to the transport (for libcurl, once the transfer has its number).
     func attach(_ resumer: Resumer) {
@@ -146,14 +148,28 @@ final class ChunkBuffer<Resumer: TransferResuming>: Sendable {
     /// Ends the stream, with an error or without. The first ending wins: a cancellation is not
     /// overwritten by the transfer's own ending that races with it. What is buffered (in memory
     /// or on disk) is still read before the ending.
+    ///
+    /// A cancellation (the consumer stopped) drops what is buffered at once, the spill file
+    /// with it: nobody will read it, and a stream value kept after the loop left it held up to
+    /// the spill limit on disk (and its descriptor) for as long as the value lived.
     func finish(_ failure: (any Error)?) {
-        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
-            if state.finished { return nil }
+        let dropped = failure is CancellationError
+        let (waiter, spill) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, SpillFile?) in
+            if state.finished { return (nil, nil) }
             state.finished = true
             state.failure = failure
+            var spill: SpillFile?
+            if dropped {
+                state.chunks = []
+                state.head = 0
+                state.buffered = 0
+                swap(&spill, &state.spill)
+            }
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, spill)
         }
+        // The spill file is closed here, outside the lock, when its last reference goes.
+        withExtendedLifetime(spill) {}
         if let failure {
             waiter?.resume(throwing: failure)
         } else {
@@ -186,6 +202,9 @@ final class ChunkBuffer<Resumer: TransferResuming>: Sendable {
                 if state.finished {
                     return (state.failure.map { .failure($0) } ?? .success(nil), false)
                 }
+                // One waiter at a time: replaced, the first task's continuation was lost (it
+                // waited forever, cancellation resuming only the second).
+                if state.waiter != nil { return (.failure(StreamingError.concurrentRead), false) }
                 let resume = state.paused
                 state.paused = false
                 state.waiter = continuation

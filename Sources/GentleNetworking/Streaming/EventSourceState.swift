@@ -13,9 +13,11 @@ import Foundation
 /// - The first reconnect after progress (an event delivered) waits the reconnection time: the
 ///   server's `retry:` when it sent one (at least ``EventSourcePolicy/minReconnectionTime``, at
 ///   most ``EventSourcePolicy/maxReconnectionTime``),
-///   else ``EventSourcePolicy/defaultReconnectionTime``. Each further reconnect without an event
-///   in between backs off with the policy's jitter, and never waits less than the reconnection
-///   time; after ``RetryPolicy/maxRetries`` of them, the stream fails.
+///   else ``EventSourcePolicy/defaultReconnectionTime``, plus a random part of the backoff's
+///   base delay (none when its jitter is ``JitterStrategy/disabled``), so the clients of a
+///   restarted server do not all come back at once. Each further reconnect without an event in
+///   between waits the reconnection time plus the backoff (the policy's base, cap and jitter);
+///   after ``RetryPolicy/maxRetries`` of them, the stream fails.
 public struct EventSourceState: Sendable {
     /// What the client must do next.
     public enum Action: Sendable, Equatable {
@@ -136,17 +138,27 @@ public struct EventSourceState: Sendable {
             }
         }
         let base = serverReconnectionTime ?? policy.fallback
-        var delay = base
-        if reconnectsWithoutProgress > 0 {
-            let backedOff = backoff.jitter.delay(
-                attempt: reconnectsWithoutProgress - 1, baseDelay: RetryPolicy.setting(backoff.baseDelay, default: 0.5),
+        let backoffBase = RetryPolicy.setting(backoff.baseDelay, default: 0.5)
+        // On top of the reconnection time, never instead of it: as `max(base, backoff)` the
+        // backoff was below a 3 s reconnection time for its first retries, so every client of
+        // a restarted server reconnected at exactly +3, +6, +9 s, together.
+        let added: TimeInterval
+        if reconnectsWithoutProgress == 0 {
+            // The first reconnect is spread over the backoff's base delay (none without jitter).
+            if case .disabled = backoff.jitter {
+                added = 0
+            } else {
+                added = (randomUnit.isNaN ? 0 : min(max(randomUnit, 0), 1)) * backoffBase
+            }
+        } else {
+            added = backoff.jitter.delay(
+                attempt: reconnectsWithoutProgress - 1, baseDelay: backoffBase,
                 maxDelay: RetryPolicy.setting(backoff.maxDelay, default: 30), previousDelay: previousDelay,
                 randomUnit: randomUnit)
-            delay = max(base, backedOff)
+            previousDelay = added
         }
         reconnectsWithoutProgress += 1
-        previousDelay = delay
-        return .reconnect(after: delay, lastEventID: lastEventID)
+        return .reconnect(after: base + added, lastEventID: lastEventID)
     }
 
     private mutating func end(_ action: Action) -> Action {

@@ -42,6 +42,10 @@ struct LineReader {
     private var ready: [String] = []
     private var readyIndex = 0
     private var ended = false
+    /// Whether the line returned last had no end of line: the body ended in the middle of it.
+    /// Lines and JSON Lines take it as the last line; Server-Sent Events do not (WHATWG: a line
+    /// is what a line ending ends).
+    private(set) var returnedUnterminatedLine = false
 
     init(bytes: HTTPByteStream.AsyncIterator, maxLineBytes: Int) {
         self.bytes = bytes
@@ -77,7 +81,10 @@ struct LineReader {
                     ready = try splitter.push(chunk)
                 } else {
                     ended = true
-                    if let last = try splitter.finish() { ready = [last] }
+                    if let last = try splitter.finish() {
+                        ready = [last]
+                        returnedUnterminatedLine = true
+                    }
                 }
             } catch let error as StreamingError {
                 ended = true

@@ -54,6 +54,11 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
             if ended { return nil }
             do {
                 while let line = try await lines.next() {
+                    if lines.returnedUnterminatedLine {
+                        // The body ended in the middle of a line: not a line, never applied (a
+                        // `retry: 6` cut from `retry: 60000` set a 6 ms reconnection time).
+                        throw StreamingError.incompleteEvent
+                    }
                     if let event = try parser.consume(line: line) { return event }
                 }
                 ended = true

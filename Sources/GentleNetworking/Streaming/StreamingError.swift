@@ -1,7 +1,8 @@
 /// Why a streamed body could not be read as lines, Server-Sent Events or JSON Lines.
 ///
 /// Transport failures (a dropped connection, a timeout) stay ``TransportError``s and HTTP
-/// statuses ``NetworkError``s; this type covers only what the body's bytes say.
+/// statuses ``NetworkError``s; this type covers what the body's bytes say, and one misuse of a
+/// stream (``concurrentRead``).
 public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A line grew past `limit` bytes without ending. Nothing beyond the limit is buffered.
     case lineTooLong(limit: Int)
@@ -9,12 +10,17 @@ public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
     case eventTooLarge(limit: Int)
     /// Line `line` (1-based) is not valid UTF-8.
     case invalidUTF8(line: Int)
-    /// The body ended in the middle of a Server-Sent Event (fields after the last blank line),
-    /// which the event-stream format says must not be dispatched.
+    /// The body ended in the middle of a Server-Sent Event (fields after the last blank line, or
+    /// a last line without its line ending, which is never applied), which the event-stream
+    /// format says must not be dispatched.
     case incompleteEvent
     /// Line `line` (1-based) of a JSON Lines body did not decode; `message` says why, without
     /// quoting the line.
     case undecodableLine(line: Int, message: String)
+    /// A task asked for the next chunk of a stream while another task was waiting for one: a
+    /// stream is read by one task at a time (the second waiter got this at once; before, it
+    /// replaced the first, which then waited forever, even when cancelled).
+    case concurrentRead
 
     /// One sentence saying what went wrong, quoting nothing from the body.
     public var description: String {
@@ -24,6 +30,7 @@ public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidUTF8(let line): "Line \(line) of the stream is not valid UTF-8."
         case .incompleteEvent: "The stream ended in the middle of an event."
         case .undecodableLine(let line, let message): "Line \(line) of the stream does not decode: \(message)"
+        case .concurrentRead: "The stream is being read by another task; read it from one task at a time."
         }
     }
 }

@@ -329,8 +329,11 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 // idle timeout does not run meanwhile. Suspending and resuming both happen under
                 // the state lock, so a consumer that catches up while this chunk is being taken
                 // cannot resume the task before it is suspended (it would then stay suspended).
+                // Suspended once: calls to `suspend()` and `resume()` are counted, and the buffer
+                // resumes once, so a chunk already on the delegate queue when the task was
+                // suspended (it fills the buffer again) must not suspend it a second time.
                 state.withLock { state in
-                    guard !state.finished else { return }
+                    guard !state.finished, !state.suspended else { return }
                     if state.resumeRequested {
                         state.resumeRequested = false
                         return

@@ -183,4 +183,47 @@ struct ChunkBufferTests {
             try SpillFile(limit: 10, directory: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)"))
         }
     }
+
+    @Test("A cancelled stream drops what it buffered, its spill file included, though the stream value lives on")
+    func cancellationDropsBuffered() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 4096, spillLimit: 1 << 20)
+        for index in 0..<16 { #expect(buffer.append(Self.pattern(index * 4096, 4096)) == .taken) }
+        #expect(buffer.spilledBytes > 0)
+        buffer.finish(CancellationError())
+        // Before: the unread bytes stayed on disk (and in memory) for as long as the buffer lived.
+        #expect(buffer.spilledBytes == 0)
+        await #expect(throws: CancellationError.self) { _ = try await buffer.next() }
+        // Another ending keeps what was buffered for the reader.
+        let failing = ChunkBuffer<CountingResumer>(highWater: 4096, spillLimit: 1 << 20)
+        for index in 0..<16 { _ = failing.append(Self.pattern(index * 4096, 4096)) }
+        failing.finish(TransportError(.connectionLost, url: nil, message: "dropped"))
+        #expect(failing.spilledBytes > 0)
+        await #expect(throws: TransportError.self) { _ = try await Self.drain(failing) }
+    }
+
+    @Test("A second task waiting on the stream gets StreamingError.concurrentRead; the first still gets its chunk")
+    func concurrentReaders() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 4096)
+        let first = Task { try await buffer.next() }
+        let deadline = Date().addingTimeInterval(10)
+        while !buffer.isAwaited, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(buffer.isAwaited)
+        let secondOutcome = Locked<Result<Data?, any Error>?>(nil)
+        Task {
+            let outcome: Result<Data?, any Error>
+            do { outcome = .success(try await buffer.next()) } catch { outcome = .failure(error) }
+            secondOutcome.withLock { $0 = outcome }
+        }
+        while secondOutcome.current == nil, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        guard case .failure(let error) = secondOutcome.current else {
+            // Before: the second waiter replaced the first, which then waited forever (so it is
+            // not awaited here).
+            Issue.record("the second reader was not refused: \(String(describing: secondOutcome.current))")
+            buffer.finish(nil)
+            return
+        }
+        #expect(error as? StreamingError == .concurrentRead)
+        #expect(buffer.offer(Data("x".utf8)))
+        #expect(try await first.value == Data("x".utf8))
+    }
 }

@@ -26,12 +26,12 @@ struct EventSourceStateTests {
         #expect(
             state.ended(failure: TransportError(.connectionLost, url: nil, message: ""), randomUnit: 0)
                 == .reconnect(after: 0.5, lastEventID: "1"))
-        // No event since: backoff 1 s, then 2 s (never below 0.5 s), then give up after 2 more.
+        // No event since: the reconnection time plus a backoff of 1 s, then 2 s, then give up.
         #expect(
             state.connectFailed(TransportError(.cannotConnect, url: nil, message: ""), randomUnit: 0)
-                == .reconnect(after: 1, lastEventID: "1"))
+                == .reconnect(after: 1.5, lastEventID: "1"))
         #expect(
-            state.opened(statusCode: 503, contentType: nil, randomUnit: 0) == .reconnect(after: 2, lastEventID: "1"))
+            state.opened(statusCode: 503, contentType: nil, randomUnit: 0) == .reconnect(after: 2.5, lastEventID: "1"))
         #expect(state.opened(statusCode: 503, contentType: nil, randomUnit: 0) == .fail(.status(503)))
         // A huge retry: is capped.
         var capped = EventSourceState(policy: policy)
@@ -88,7 +88,34 @@ struct EventSourceStateTests {
         policy.backoff.jitter = .disabled
         var state = EventSourceState(policy: policy)
         #expect(state.ended(failure: nil, randomUnit: 0) == .reconnect(after: 0.1, lastEventID: nil))
-        #expect(state.ended(failure: nil, randomUnit: 0) == .reconnect(after: 0.5, lastEventID: nil))
+        #expect(state.ended(failure: nil, randomUnit: 0) == .reconnect(after: 0.6, lastEventID: nil))
+    }
+
+    @Test("With the default policy, reconnects are spread and back off on top of the reconnection time")
+    func defaultPolicySpreads() {
+        // Before: 3, 3, 3, 3 s whatever the random unit (max(3, jitter ≤ 2)): every client of a
+        // restarted server came back at the same instants.
+        func delays(randomUnit: Double, retry: Int? = nil) -> [TimeInterval] {
+            var state = EventSourceState()
+            _ = state.opened(statusCode: 200, contentType: "text/event-stream", randomUnit: randomUnit)
+            if let retry { state.reconnectionTimeSet(milliseconds: retry) }
+            _ = state.received(ServerSentEvent(data: "x"))
+            var result: [TimeInterval] = []
+            for _ in 0..<4 {
+                guard case .reconnect(let after, _) = state.ended(failure: nil, randomUnit: randomUnit) else { break }
+                result.append(after)
+            }
+            return result
+        }
+        // Full jitter (the default) with a 0.5 s base: +0.5·u, then +u·0.5, +u·1, +u·2.
+        #expect(delays(randomUnit: 0) == [3, 3, 3, 3])
+        #expect(delays(randomUnit: 1) == [3.5, 3.5, 4, 5])
+        #expect(delays(randomUnit: 0.5) == [3.25, 3.25, 3.5, 4])
+        #expect(delays(randomUnit: 1, retry: 5000) == [5.5, 5.5, 6, 7])
+        // A thousand clients' first reconnects are not one instant.
+        let firsts = Set((0..<1000).map { delays(randomUnit: Double($0) / 999)[0] })
+        #expect(firsts.count > 900)
+        #expect(firsts.allSatisfy { $0 >= 3 && $0 <= 3.5 })
     }
 
     @Test("An event resets the backoff")

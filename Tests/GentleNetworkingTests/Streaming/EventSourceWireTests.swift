@@ -55,8 +55,35 @@ struct EventSourceWireTests {
         #expect(header("last-event-id", 2) == "4")
         #expect((0..<3).allSatisfy { header("accept", $0) == "text/event-stream" })
         #expect((0..<3).allSatisfy { header("authorization", $0) == "Bearer tok" })
-        // After the drop: the server's 600 ms; after the clean end: 600 ms again (progress was made).
-        #expect(clock.recordedDelays == [0.6, 0.6])
+        // After the drop: the server's 600 ms; after the clean end: 600 ms again (progress was
+        // made); each with the first reconnect's spread, 0.5 × the backoff's 0.5 s.
+        #expect(clock.recordedDelays == [0.85, 0.85])
+    }
+
+    @Test(
+        "An endpoint's own Last-Event-Id or accept, in any case, is the start, never sent beside the stream's",
+        arguments: TransportKind.all)
+    func callerHeaderSpellings(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let connections = Locked(0)
+        server.route("GET", "/feed") { _ in
+            connections.increment() == 1 ? .eventStream(["id: 5\ndata: five\n\n"]) : .status(204)
+        }
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
+        let endpoint = Endpoint(
+            path: "/feed", method: .get, headers: ["Last-Event-Id": "0", "accept": "application/json"])
+        for try await _ in service.eventSource(to: endpoint, via: environment(server), clock: RecordingClock().clock) {}
+        let requests = server.requests(path: "/feed")
+        #expect(requests.count == 2)
+        func values(_ name: String, _ index: Int) -> [String] {
+            requests[index].headers.filter { $0.name.lowercased() == name }.map(\.value)
+        }
+        #expect(values("last-event-id", 0) == ["0"])
+        // Before: the caller's `Last-Event-Id: 0` (set after `Last-Event-ID`, in sorted order)
+        // replaced the stream's 5 on every reconnect; `accept` replaced `text/event-stream`.
+        #expect(values("last-event-id", 1) == ["5"])
+        #expect((0..<2).allSatisfy { values("accept", $0) == ["text/event-stream"] })
     }
 
     @Test(
@@ -81,7 +108,8 @@ struct EventSourceWireTests {
         }
         #expect(received == ["e1", "e2", "e3", "e4"])
         #expect(server.requests(path: "/feed").count == 4)
-        #expect(clock.recordedDelays == [0.5, 0.5, 0.5], "the server's retry: 0 waited the floor")
+        // The floor, plus the first reconnect's spread (0.5 × the backoff's 0.5 s).
+        #expect(clock.recordedDelays == [0.75, 0.75, 0.75], "the server's retry: 0 waited the floor")
     }
 
     @Test("A status that is not retried ends the sequence with EventSourceFailure.status, after one request")
@@ -115,8 +143,9 @@ struct EventSourceWireTests {
                 to: Endpoint(path: "/feed", method: .get), via: environment(server), policy: policy, clock: clock.clock)
             {}
         }
-        // The first wait is the reconnection time, then full jitter at 0.5: 0.5 × 1, 0.5 × 2.
-        #expect(clock.recordedDelays == [0.1, 0.5, 1.0])
+        // The reconnection time plus full jitter at 0.5: 0.5 × 1 (the first's spread), 0.5 × 1,
+        // 0.5 × 2.
+        #expect(clock.recordedDelays == [0.6, 0.6, 1.1])
         #expect(server.requests(path: "/feed").count == 4)
     }
 

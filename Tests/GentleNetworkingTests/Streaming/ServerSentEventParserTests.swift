@@ -118,6 +118,23 @@ struct ServerSentEventParserTests {
 /// After a refused event or line, an iteration is over: nothing of what followed is handed out.
 @Suite("Streaming sequences end at their first error")
 struct StreamingSequenceEndTests {
+    @Test(
+        "A last line without its line ending is never applied: a retry: cut short sets nothing, the event is incomplete"
+    )
+    func unterminatedLastLine() async throws {
+        var events = HTTPByteStream.chunks([Data("retry: 60000\ndata: a\n\nretry: 6".utf8)])
+            .serverSentEvents().makeAsyncIterator()
+        #expect(try await events.next()?.data == "a")
+        await #expect(throws: StreamingError.incompleteEvent) { _ = try await events.next() }
+        // Before: 6 ms (then the 0.5 s floor), from `retry: 6` of a cut `retry: 60000`.
+        #expect(events.reconnectionTime == 60000)
+        var identified = HTTPByteStream.chunks([Data("id: 1\ndata: a\n\nid: 2".utf8)])
+            .serverSentEvents().makeAsyncIterator()
+        #expect(try await identified.next()?.id == "1")
+        await #expect(throws: StreamingError.incompleteEvent) { _ = try await identified.next() }
+        #expect(identified.lastEventID == "1")
+    }
+
     @Test("An event too large throws once; the next call returns nil, never the rest of that event")
     func serverSentEventsEnd() async throws {
         var events = HTTPByteStream.chunks([Data("data: 12345\ndata: 67890\n\ndata: later\n\n".utf8)])
