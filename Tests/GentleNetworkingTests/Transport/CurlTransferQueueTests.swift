@@ -89,5 +89,54 @@
             #expect(String(decoding: afterBody, as: UTF8.self) == "after")
             #expect(server.requests(path: "/queued").isEmpty)
         }
+
+        @Test("A request queued behind a stream that is held and never read times out after its timeout, unsent")
+        func queuedRequestTimesOut() async throws {
+            // Given a transport whose one slot is held by a paused stream (never read)
+            let hostile = try HostileServer()
+            defer { hostile.shutdown() }
+            hostile.route("/endless", .endlessBody(chunked: true))
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/queued") { _ in .text("queued") }
+            let transport = try CurlTransport(
+                configuration: CurlTransport.Configuration(), trustByHost: [:], maxRunningTransfers: 1)
+            let (stream, _) = try await transport.stream(
+                for: URLRequest(url: hostile.url("/endless")), bufferSize: 4096)
+
+            // When a request with a 1 s timeout waits for the slot
+            var request = URLRequest(url: server.url("/queued"))
+            request.timeoutInterval = 1
+            let started = Date()
+            let outcome = Locked<Result<Data, any Error>?>(nil)
+            let queued = Task {
+                do {
+                    let (data, _) = try await transport.data(for: request)
+                    outcome.withLock { $0 = .success(data) }
+                } catch {
+                    outcome.withLock { $0 = .failure(error) }
+                }
+            }
+            while outcome.current == nil, Date().timeIntervalSince(started) < 15 {
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            let elapsed = Date().timeIntervalSince(started)
+
+            // Then it ends with .timedOut within its timeout and a scan, and was never sent.
+            // Before: it waited as long as the stream held the slot (here, forever).
+            guard case .failure(let error) = outcome.current else {
+                Issue.record("the queued request did not end with an error: \(String(describing: outcome.current))")
+                queued.cancel()
+                stream.cancel()
+                return
+            }
+            #expect((error as? TransportError)?.code == .timedOut, "\(error)")
+            #expect(elapsed >= 0.9 && elapsed < 4, "\(elapsed) s")
+            #expect(server.requests(path: "/queued").isEmpty)
+            stream.cancel()
+            // The slot, once free, serves the next request.
+            let (body, _) = try await transport.data(for: URLRequest(url: server.url("/queued")))
+            #expect(String(decoding: body, as: UTF8.self) == "queued")
+        }
     }
 #endif

@@ -43,6 +43,11 @@
         /// The idle timeout (the request's `timeoutInterval`, clamped), enforced in the progress
         /// callback: no byte in either direction for that long fails the transfer.
         private var idleTimeout: TimeInterval = 60
+        /// The longest the transfer may wait for a free slot before it is handed to libcurl: the
+        /// idle timeout, or the total one when shorter. Set with them.
+        private var queueTimeout: TimeInterval = 60
+        /// When the transfer was queued for a slot (event-loop thread only; coarse clock).
+        private var queuedAtNanos: UInt64 = 0
         /// Idle tracking (event-loop thread only): what had moved (bytes received and sent,
         /// header lines) at the last progress callback, and when that last changed.
         private var lastActivity: Int64 = -1
@@ -275,6 +280,7 @@
             // setting stays only for the wake-up libcurl then schedules every second, with a time
             // that never ends a transfer first.
             idleTimeout = timeout
+            queueTimeout = min(timeout, configuration.totalTimeout.flatMap(Clamp.timeout) ?? timeout)
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             try check(
                 gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout) &* 4 &+ 10),
@@ -698,6 +704,30 @@
         func abandon(_ error: TransportError) {
             apply(state.withLock { $0.abandoned(error) })
         }
+
+        /// The transfer is queued for a slot now (event-loop thread only).
+        func queued() {
+            queuedAtNanos = Self.coarseNanoseconds()
+        }
+
+        /// Whether the queued transfer has waited for a slot longer than its timeout; it is then
+        /// failed with ``TransportError/Code/timedOut`` (its caller resumed) and must be cleaned
+        /// up. Before, a request queued behind `maxRunningTransfers` long-lived streams (or
+        /// streams held but never read) waited without any deadline. Event-loop thread only.
+        func queueWaitExpired(now: UInt64, runningTransfers: Int) -> Bool {
+            let waited = TimeInterval(now &- queuedAtNanos) / 1_000_000_000
+            guard waited >= queueTimeout else { return false }
+            abandon(
+                TransportError(
+                    .timedOut, url: url,
+                    message:
+                        "Waited \(queueTimeout) s (the request's timeout) for one of the \(runningTransfers) running transfers to end; none did."
+                ))
+            return true
+        }
+
+        /// The monotonic clock the queue deadlines are read from (see ``queueWaitExpired(now:runningTransfers:)``).
+        static var queueClockNanoseconds: UInt64 { coarseNanoseconds() }
 
         /// Frees the handle and header list. Call once, after libcurl is done with the handle.
         func cleanup() {

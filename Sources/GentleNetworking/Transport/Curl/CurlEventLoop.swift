@@ -52,6 +52,8 @@
         /// Submitted transfers waiting for a slot, oldest first (from `waitingHead` on).
         private var waiting: [CurlEasyRequest] = []
         private var waitingHead = 0
+        /// When ``expireWaitingTransfers()`` last scanned the queue (coarse clock).
+        fileprivate var lastQueueScanNanos: UInt64 = 0
 
         /// 1,024: transfers beyond it wait here, in order, for one to end. In libcurl 7.88 each
         /// `curl_multi_remove_handle` walks the connection cache (or, with a connection cap,
@@ -189,6 +191,7 @@
                         request.cleanup()
                         continue
                     }
+                    request.queued()
                     waiting.append(request)
                 }
                 if !cancellations.isEmpty, waitingHead < waiting.count {
@@ -259,6 +262,7 @@
                 // Slots freed by finished transfers go to waiting ones before the loop sleeps
                 // (libcurl's timer then makes the poll return at once for them).
                 startWaitingTransfers()
+                expireWaitingTransfers()
                 // Sleep only if nothing arrived meanwhile; commands queued from now on wake us.
                 let sleep = inbox.withLock { inbox -> Bool in
                     guard inbox.isEmpty else { return false }
@@ -278,6 +282,28 @@
     }
 
     extension CurlEventLoop {
+        /// Fails the transfers that waited for a slot longer than their timeout (all slots held
+        /// by long-lived streams, or streams held and never read). At most one scan of the
+        /// queue every 250 ms: the loop wakes at least once a second and on every event, and
+        /// the queue may hold thousands. Loop thread only.
+        fileprivate func expireWaitingTransfers() {
+            guard waitingHead < waiting.count else { return }
+            let now = CurlEasyRequest.queueClockNanoseconds
+            guard now &- lastQueueScanNanos >= 250_000_000 else { return }
+            lastQueueScanNanos = now
+            var kept: [CurlEasyRequest] = []
+            kept.reserveCapacity(waiting.count - waitingHead)
+            for request in waiting[waitingHead...] {
+                if request.isEnded || request.queueWaitExpired(now: now, runningTransfers: running.count) {
+                    request.cleanup()
+                } else {
+                    kept.append(request)
+                }
+            }
+            waiting = kept
+            waitingHead = 0
+        }
+
         /// Hands waiting transfers to libcurl, oldest first, while slots are free. Loop thread only.
         fileprivate func startWaitingTransfers() {
             // Called on every wake and completion; most find nothing waiting.

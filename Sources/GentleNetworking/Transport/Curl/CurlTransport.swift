@@ -113,7 +113,10 @@
         }
 
         /// - Parameter maxRunningTransfers: The most transfers libcurl runs at once; more wait,
-        ///   in order. ``CurlEventLoop/defaultMaxRunningTransfers`` (1,024) by default; tests lower it.
+        ///   in order, each at most its timeout (the request's `timeoutInterval`, or the total
+        ///   timeout when shorter), then `.timedOut`: 1,024 streams held open must not hang every
+        ///   other request. ``CurlEventLoop/defaultMaxRunningTransfers`` (1,024) by default;
+        ///   tests lower it.
         init(
             configuration: Configuration, trustByHost: [String: CurlTrustSettings],
             maxRunningTransfers: Int = CurlEventLoop.defaultMaxRunningTransfers
