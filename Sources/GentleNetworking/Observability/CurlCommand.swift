@@ -37,6 +37,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The body sizes shown: a larger body is left out, with a comment saying so. 1 MiB.
     public static let maxShownBodyBytes = 1 << 20
 
+    /// The largest text body given as `--data-raw`; a larger one is piped in with `printf`: 64 KiB,
+    /// well under Linux's 128 KiB limit on one argument of a program.
+    static let maxInlineBodyBytes = 64 * 1024
+
     /// The arguments after `curl`, unquoted, in order. A body piped in (see
     /// ``standardInput``) is the argument `@-`.
     public let arguments: [String]
@@ -76,8 +80,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             if name.equalsIgnoringASCIICase("content-length") { continue }
             let shown =
                 redact ? Redactor.scrub(Redactor.headerValue(name: name, value: value), secrets: secretValues) : value
-            // `Name:` with no value would tell curl to drop the header; `Name;` sends it empty.
-            arguments += ["-H", shown.isEmpty ? "\(name);" : "\(name): \(shown)"]
+            // `Name:` with no value would tell curl to drop the header (blanks count as none);
+            // `Name;` sends it empty, which is what a value of blanks is (RFC 9110 §5.5).
+            let blank = shown.allSatisfy { $0 == " " || $0 == "\t" }
+            arguments += ["-H", blank ? "\(name);" : "\(name): \(shown)"]
         }
         if hasBody, !headers.contains(where: { $0.key.lowercased() == "content-type" }) {
             arguments += ["-H", "Content-Type:"]
@@ -93,7 +99,12 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         } else if !body.isEmpty {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
             let shown = Self.shownBody(body, contentType: contentType, redact: redact, secrets: secretValues)
-            if let text = String(validating: shown, as: UTF8.self), !Self.hasControlCharacters(text) {
+            // A text past ``maxInlineBodyBytes`` goes through `printf` (a shell built-in) too:
+            // Linux refuses to start a program with one argument over 128 KiB, so curl with such
+            // a `--data-raw` never ran ("Argument list too long").
+            if shown.count <= Self.maxInlineBodyBytes, let text = String(validating: shown, as: UTF8.self),
+                !Self.hasControlCharacters(text)
+            {
                 // `--data-raw`, not `--data-binary`: both send the text as it is, but the latter
                 // reads a text starting with "@" as a file name (`@/etc/passwd` would upload it).
                 arguments += ["--data-raw", text]

@@ -8,11 +8,16 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Runs `command` with `/bin/sh -c` (dash on Debian: POSIX only); its exit status and output.
+/// Runs `command` with `/bin/sh` (dash on Debian: POSIX only) as a script file, as a terminal
+/// would run a pasted line (with `sh -c`, the whole command is one argument, and no argument may
+/// exceed 128 KiB on Linux); its exit status and output.
 func runInShell(_ command: String) throws -> (status: Int32, output: String) {
+    let script = FileManager.default.temporaryDirectory.appendingPathComponent("curl-command-\(UUID().uuidString).sh")
+    try Data((command + "\n").utf8).write(to: script)
+    defer { try? FileManager.default.removeItem(at: script) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
+    process.arguments = [script.path]
     let output = Pipe()
     process.standardOutput = output
     process.standardError = output

@@ -132,6 +132,33 @@ struct ObservabilityLeakTests {
         #expect(server.receivedRequests.count == 1, "the rest of the body was not read as another request")
     }
 
+    @Test("cURL: a 200 KiB text body and a header of blanks run as printed; the server gets both as sent")
+    func largeTextBodyRuns() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .status(204) }
+        let text = "{\"items\":[" + (0..<12_000).map { "\"item-\($0)\"" }.joined(separator: ",") + "]}"
+        let body = Data(text.utf8)
+        #expect(body.count > 128 * 1024)
+        var request = try Self.post(server.url("/upload").absoluteString, body: body, contentType: "application/json")
+        request.setValue("  ", forHTTPHeaderField: "X-Blank")
+        let command = CurlCommand(request, secrets: .includeSecretsInPlainText)
+        // Before: `--data-raw` with 200 KiB, which Linux refuses to start ("Argument list too long").
+        let (status, output) = try runInShell(command.description + " --silent --show-error -o /dev/null")
+        #expect(status == 0, "\(output.prefix(500))")
+        let seen = try #require(server.receivedRequests.first)
+        #expect(seen.body == body)
+        #expect(seen.headers.contains { $0.name.lowercased() == "x-blank" }, "\(seen.headers)")
+        // A small body with the header of blanks. Before: `-H 'X-Blank:   '`, which curl reads
+        // as "remove X-Blank".
+        var small = try Self.post(server.url("/upload").absoluteString, body: Data("{}".utf8))
+        small.setValue("  ", forHTTPHeaderField: "X-Blank")
+        let smallCommand = CurlCommand(small)
+        #expect(try runInShell(smallCommand.description + " --silent --show-error -o /dev/null").status == 0)
+        let smallSeen = try #require(server.receivedRequests.last)
+        #expect(smallSeen.headers.contains { $0.name.lowercased() == "x-blank" }, "\(smallSeen.headers)")
+    }
+
     @Test("Records: a URL's user name and the Basic credential made of it are scrubbed where a server echoes them")
     func userInfoUserAndBasic() throws {
         let request = URLRequest(url: try #require(URL(string: "https://bob:pw-SEKRIT-4@api.example.com/x")))
