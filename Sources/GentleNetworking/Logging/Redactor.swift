@@ -605,17 +605,69 @@ enum Redactor {
     }
 
     static func redactJSON(_ value: Any) -> Any {
+        redactJSON(value, nestedJSONLeft: 2)
+    }
+
+    /// ``redactJSON(_:)``, also looking into string values: a URL (`scheme://…`, no blanks) is
+    /// shown as ``url(_:)`` shows one (a pre-signed `upload_url` carries `X-Amz-Signature`), and a
+    /// string that is JSON itself (an API gateway's `"body":"{\"access_token\":…}"`) is redacted
+    /// and written back, to `nestedJSONLeft` levels of such strings.
+    private static func redactJSON(_ value: Any, nestedJSONLeft: Int) -> Any {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, inner) in dictionary {
-                result[key] = isSensitiveName(key) ? placeholder : redactJSON(inner)
+                result[key] = isSensitiveName(key) ? placeholder : redactJSON(inner, nestedJSONLeft: nestedJSONLeft)
             }
             return result
         }
         if let array = value as? [Any] {
-            return array.map(redactJSON)
+            return array.map { redactJSON($0, nestedJSONLeft: nestedJSONLeft) }
+        }
+        if let string = value as? String {
+            return redactJSONString(string, nestedJSONLeft: nestedJSONLeft)
         }
         return value
+    }
+
+    /// A JSON string value as ``redactJSON(_:nestedJSONLeft:)`` shows it.
+    private static func redactJSONString(_ string: String, nestedJSONLeft: Int) -> String {
+        let bytes = string.utf8
+        if nestedJSONLeft > 0, looksLikeJSON(bytes),
+            let inner = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
+            let redacted = try? JSONSerialization.data(
+                withJSONObject: redactJSON(inner, nestedJSONLeft: nestedJSONLeft - 1),
+                options: [.sortedKeys, .fragmentsAllowed])
+        {
+            return String(decoding: redacted, as: UTF8.self)
+        }
+        guard isURLText(bytes), containsAny(of: userInfoQueryOrFragmentMarks, in: string),
+            let parsed = URL(string: string)
+        else { return string }
+        let shown = url(parsed)
+        return shown.hasPrefix("<") ? string : shown
+    }
+
+    /// Whether `bytes` are a URL with a scheme and an authority (`https://…`) and no blanks or
+    /// control bytes: text that merely holds a `?` is never rewritten.
+    private static func isURLText(_ bytes: String.UTF8View) -> Bool {
+        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
+            return false
+        }
+        var sawScheme = false
+        var previous: [UInt8] = []
+        for byte in bytes {
+            if byte <= 0x20 || byte == 0x7F { return false }
+            if !sawScheme {
+                previous.append(byte)
+                if previous.count >= 3, previous.suffix(3) == [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "/")]
+                {
+                    sawScheme = true
+                } else if previous.count > 40 {
+                    return false
+                }
+            }
+        }
+        return sawScheme
     }
 
     /// Redacts `name=value` pairs in a form or query string.

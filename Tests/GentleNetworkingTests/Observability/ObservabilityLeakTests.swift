@@ -203,6 +203,24 @@ struct ObservabilityLeakTests {
         #expect(!custom.curlCommand(alsoRedacting: ["X-Access"]).contains("SEKRIT9"))
     }
 
+    @Test("Records and cURL: a pre-signed URL in a JSON string and JSON inside a JSON string lose their secrets")
+    func secretsInsideJSONStrings() throws {
+        let inner = #"{"access_token":"SEKRIT3","nested":"{\"password\":\"SEKRIT4\"}"}"#
+        let object: [String: Any] = [
+            "upload_url": "https://bucket.s3.example.com/k?X-Amz-Signature=SEKRIT1&X-Amz-Credential=SEKRIT2&part=1",
+            "body": inner, "note": "Why? Because a=b & c=d", "plain": "https://h.example/page?page=2",
+        ]
+        let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        let request = try Self.post("https://api.example.com/files", body: body, contentType: "application/json")
+        let text = try Self.logged(request, body: body)
+        // Before: the signature, the credential and the gateway's token were shown as sent.
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        // Ordinary text and URLs without secrets are left as they are.
+        #expect(text.contains("Why? Because a=b & c=d"), "\(text)")
+        #expect(text.contains("page=2"), "\(text)")
+        #expect(!CurlCommand(request).description.contains("SEKRIT"))
+    }
+
     @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
     func noFormOnJSONAndPlainUser() throws {
         let request = URLRequest(
