@@ -23,6 +23,8 @@ final class LogRequestContext: Sendable {
     private struct Cache {
         var secrets: [String]?
         var url: String?
+        /// Credential values sent after the request was made (``addCredential(_:header:)``).
+        var added: [String] = []
     }
 
     init(request: URLRequest, alsoHeaders: [String]) {
@@ -45,10 +47,29 @@ final class LogRequestContext: Sendable {
     /// The request's credential values (``Redactor/credentialValues(of:alsoHeaders:)``), longest
     /// first: scrubbed from whatever a record of the request quotes.
     var secrets: [String] {
-        if let secrets = cache.withLock({ $0.secrets }) { return secrets }
-        let secrets = Redactor.credentialValues(of: request, alsoHeaders: alsoHeaders)
+        let (cached, added) = cache.withLock { ($0.secrets, $0.added) }
+        if let cached { return cached }
+        var secrets = Redactor.credentialValues(of: request, alsoHeaders: alsoHeaders)
+        if !added.isEmpty {
+            secrets = Array(Set(secrets + added)).sorted { $0.count > $1.count }
+        }
         cache.withLock { $0.secrets = secrets }
         return secrets
+    }
+
+    /// Adds `value`, a credential sent under `header` after the request was made (a refreshed
+    /// token on a retry), in the forms ``Redactor/credentialValues(of:alsoHeaders:)`` finds for
+    /// the request's own: what records read from now on scrub it too.
+    func addCredential(_ value: String, header: String) {
+        var carrier = URLRequest(url: URL(fileURLWithPath: "/"))
+        carrier.setValue(value, forHTTPHeaderField: header)
+        let forms = Redactor.credentialValues(of: carrier, alsoHeaders: [header])
+        guard !forms.isEmpty else { return }
+        cache.withLock { cache in
+            cache.added += forms
+            cache.secrets = nil
+            cache.url = nil
+        }
     }
 
     /// The request's URL, redacted (``Redactor/url(_:)``) and scrubbed of its credential values.

@@ -64,11 +64,19 @@ final class NetworkLogSession: Sendable {
     /// failure is no hot path), so the record does not keep the error and what it holds alive.
     /// It is one printable line, whatever error it describes (`PrintableText`).
     func failure(_ error: any Error, metrics: RequestMetrics? = nil) {
-        let description = PrintableText.escaping(context.scrub(String(describing: error)))
+        // URLs in the text lose their secret query values and user info too: a refresh request's
+        // `URLError` quotes its URL (`?client_secret=…`), which is no value of this request.
+        let description = PrintableText.escaping(context.scrub(Redactor.redactingURLs(in: String(describing: error))))
         logger.log(
             NetworkLogRecord(
                 event: .failure, duration: elapsed, requestID: requestID,
                 content: .failure(context, description: description, metrics: metrics)))
+    }
+
+    /// Adds a credential sent for the request after it was made (see
+    /// ``ExchangeRecorder/noteCredential(_:header:)``) to the values its records scrub.
+    func addCredential(_ value: String, header: String) {
+        context.addCredential(value, header: header)
     }
 
     /// Logs a step of the request (a redirect, a retry, a refresh, a cache revalidation).

@@ -234,6 +234,39 @@ enum Redactor {
         return singleURLValue(value)
     }
 
+    /// `text` with each URL in it (`scheme://…`, up to a blank, a quote or a bracket) shown as
+    /// ``url(_:)`` shows one: for error texts, which quote the URL that failed (a token
+    /// refresh's `URLError` quoted `?client_secret=…`). Linear in the text's length.
+    static func redactingURLs(in text: String) -> String {
+        guard containsAny(of: userInfoQueryOrFragmentMarks, in: text), text.contains("://") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let marker = rest.range(of: "://") {
+            var start = marker.lowerBound
+            while start > rest.startIndex {
+                let before = rest.index(before: start)
+                let character = rest[before]
+                guard character.isASCII,
+                    character.isLetter || character.isNumber || character == "+" || character == "-"
+                        || character == "."
+                else { break }
+                start = before
+            }
+            var end = marker.upperBound
+            while end < rest.endIndex, !Self.urlTextEnds(rest[end]) { end = rest.index(after: end) }
+            result += rest[..<start]
+            let candidate = String(rest[start..<end])
+            result += start == marker.lowerBound ? candidate : singleURLValue(candidate)
+            rest = rest[end...]
+        }
+        return result + rest
+    }
+
+    /// Whether `character` ends a URL quoted in text.
+    private static func urlTextEnds(_ character: Character) -> Bool {
+        character.isWhitespace || "\"'<>()[]{}`".contains(character)
+    }
+
     /// One URL as ``url(_:)`` shows it; a value that does not parse as one, and holds one of the
     /// marks, is replaced whole.
     private static func singleURLValue(_ value: String) -> String {

@@ -62,6 +62,15 @@ package final class ExchangeRecorder: Sendable {
         current?.record(step())
     }
 
+    /// Tells the log records of the request the current task runs that `value` (a credential
+    /// header's value, under `header`) was sent on its behalf after the request was made (a
+    /// retry with a refreshed token), so it is scrubbed from what they quote, as the request's
+    /// own credentials are. Nothing happens when nothing logs the request.
+    static func noteCredential(_ value: @autoclosure () -> String?, header: String) {
+        guard let log = current?.log, let value = value() else { return }
+        log.addCredential(value, header: header)
+    }
+
     /// Adds an exchange's figures, stamped with the current attempt and (unless `hop` is given)
     /// the current hop.
     func add(_ transaction: TransactionMetrics, hop: Int? = nil) {

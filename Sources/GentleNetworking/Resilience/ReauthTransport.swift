@@ -218,6 +218,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
         try Task.checkCancellation()
         let retried = try await authService.authorize(unauthenticated)
         ExchangeRecorder.note(.reauthorized)
+        // The request's records were made with the old credential: the new one is scrubbed too.
+        ExchangeRecorder.noteCredential(
+            retried.value(forHTTPHeaderField: authService.headerField), header: authService.headerField)
         return try await exchange(retried)
     }
 

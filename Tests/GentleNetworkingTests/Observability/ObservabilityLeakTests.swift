@@ -221,6 +221,55 @@ struct ObservabilityLeakTests {
         #expect(!CurlCommand(request).description.contains("SEKRIT"))
     }
 
+    @Test(
+        "Records: a token refreshed on the way is scrubbed where the server echoes it; a refresh's URL error loses its secret",
+        arguments: TransportKind.all)
+    func refreshedTokenScrubbed(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/me") { request in
+            if request.header("Authorization") == "Bearer NEWSEKRIT-TOKEN" {
+                return .json(#"{"msg":"token NEWSEKRIT-TOKEN ok"}"#)
+            }
+            return .json(#"{"error":"expired"}"#, status: 401)
+        }
+        let logger = RecordingLogger()
+        let auth = InMemoryAuthService(token: "OLDSEKRIT-TOKEN")
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {
+            try await auth.keyChainStore.save("NEWSEKRIT-TOKEN", forKey: "accessToken")
+        }
+        let service = HTTPNetworkService(transport: reauth, authService: auth, logger: logger)
+        let endpoint = Endpoint(path: "/me", method: .get, requiresAuth: true)
+        try await service.requestVoid(to: endpoint, via: DefaultAPIEnvironment(baseURL: server.baseURL))
+        let response = try #require(logger.records.first { $0.event == .response })
+        // Before: the response record quoted the refreshed token (only the first was scrubbed).
+        #expect(response.bodyExcerpt?.contains("NEWSEKRIT") == false, "\(response.bodyExcerpt ?? "nil")")
+        #expect(response.bodyExcerpt?.contains("<redacted>") == true)
+
+        // A refresh that fails with a URL error quoting its URL: the failure record does not show
+        // the secret query value (no value of the request itself).
+        struct RefreshURLFailure: Error, CustomStringConvertible {
+            var description: String {
+                "Error Domain=NSURLErrorDomain Code=-1004 NSErrorFailingURLStringKey=https://auth.example.com/token?grant_type=x&client_secret=SEKRIT-CLIENT, next"
+            }
+        }
+        let failingLogger = RecordingLogger()
+        let failing = HTTPNetworkService(
+            transport: ReauthTransport(inner: try kind.make(), authService: InMemoryAuthService(token: "t0")) {
+                throw RefreshURLFailure()
+            }, authService: InMemoryAuthService(token: "t0"), logger: failingLogger)
+        server.route("GET", "/denied") { _ in .json(#"{"error":"expired"}"#, status: 401) }
+        await #expect(throws: NetworkError.self) {
+            try await failing.requestVoid(
+                to: Endpoint(path: "/denied", method: .get, requiresAuth: true),
+                via: DefaultAPIEnvironment(baseURL: server.baseURL))
+        }
+        let failure = try #require(failingLogger.records.first { $0.event == .failure })
+        let shown = failure.errorDescription ?? ""
+        #expect(!shown.contains("SEKRIT-CLIENT"), "\(shown)")
+        #expect(shown.contains("auth.example.com/token"), "\(shown)")
+    }
+
     @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
     func noFormOnJSONAndPlainUser() throws {
         let request = URLRequest(
