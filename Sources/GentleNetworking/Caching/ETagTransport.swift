@@ -64,6 +64,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         self.store = store
         self.memoryStore = store as? InMemoryETagStore
         self.credentialHeaders = Self.normalized(credentialHeaders)
+        self.varyAllowed = Self.varyHeaders(keying: self.credentialHeaders)
     }
 
     /// `authorization`, `proxy-authorization` and `cookie`: part of every key, whatever
@@ -83,7 +84,9 @@ public struct ETagTransport: HTTPTransportProtocol {
 
     /// The headers a response may vary on and still be stored by this transport: `accept`,
     /// `accept-encoding` and ``credentialHeaders``.
-    public var storableVaryHeaders: Set<String> { Self.varyHeaders(keying: credentialHeaders) }
+    public var storableVaryHeaders: Set<String> { varyAllowed }
+    /// `storableVaryHeaders`, worked out once (it was worked out for every stored response).
+    private let varyAllowed: Set<String>
 
     /// The key an entry for `request` is stored under with ``defaultCredentialHeaders``.
     public static func cacheKey(for request: URLRequest) -> String {
@@ -342,8 +345,12 @@ public struct ETagTransport: HTTPTransportProtocol {
                 response: notModified())
         }
         let revalidated = Self.revalidate(cached, withFields: fields)
-        let changesStorability = fields.contains {
-            $0.0.equalsIgnoringASCIICase("Cache-Control") || $0.0.equalsIgnoringASCIICase("Vary")
+        // Most 304s repeat their `Cache-Control` (`max-age`, `private`): only one that says
+        // `no-store`, or a `Vary` other than the entry's, is worth the full check.
+        let changesStorability = fields.contains { name, value in
+            if name.equalsIgnoringASCIICase("Cache-Control") { return Self.mentionsNoStore(value) }
+            if name.equalsIgnoringASCIICase("Vary") { return value != Self.header("Vary", in: cached.headers) }
+            return false
         }
         if changesStorability, !Self.isStorable(revalidated.headers, varyAllowed: storableVaryHeaders, request: request)
         {
@@ -435,6 +442,20 @@ public struct ETagTransport: HTTPTransportProtocol {
             return fields.allSatisfy { varyAllowed.contains($0) }
         }
         return true
+    }
+
+    /// Whether `value` holds `no-store` in any case, anywhere: a byte scan, without splitting
+    /// or trimming (the caller then reads the directives properly).
+    static func mentionsNoStore(_ value: String) -> Bool {
+        let needle = Array("no-store".utf8)
+        let bytes = value.utf8
+        guard bytes.count >= needle.count else { return false }
+        var start = bytes.startIndex
+        while let end = bytes.index(start, offsetBy: needle.count, limitedBy: bytes.endIndex) {
+            if zip(bytes[start..<end], needle).allSatisfy({ ($0 | 0x20) == $1 }) { return true }
+            start = bytes.index(after: start)
+        }
+        return false
     }
 
     /// Whether a `Cache-Control` value holds the `no-store` directive.

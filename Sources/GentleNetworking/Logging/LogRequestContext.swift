@@ -25,6 +25,8 @@ final class LogRequestContext: Sendable {
         var url: String?
         /// Credential values sent after the request was made (``addCredential(_:header:)``).
         var added: [String] = []
+        /// Bumped by each addition: a value worked out before it (outside the lock) is not kept.
+        var generation = 0
     }
 
     init(request: URLRequest, alsoHeaders: [String]) {
@@ -47,13 +49,14 @@ final class LogRequestContext: Sendable {
     /// The request's credential values (``Redactor/credentialValues(of:alsoHeaders:)``), longest
     /// first: scrubbed from whatever a record of the request quotes.
     var secrets: [String] {
-        let (cached, added) = cache.withLock { ($0.secrets, $0.added) }
+        let (cached, added, generation) = cache.withLock { ($0.secrets, $0.added, $0.generation) }
         if let cached { return cached }
         var secrets = Redactor.credentialValues(of: request, alsoHeaders: alsoHeaders)
         if !added.isEmpty {
             secrets = Array(Set(secrets + added)).sorted { $0.count > $1.count }
         }
-        cache.withLock { $0.secrets = secrets }
+        // Kept only if no credential was added meanwhile (it would never be scrubbed then).
+        cache.withLock { if $0.generation == generation { $0.secrets = secrets } }
         return secrets
     }
 
@@ -67,6 +70,7 @@ final class LogRequestContext: Sendable {
         guard !forms.isEmpty else { return }
         cache.withLock { cache in
             cache.added += forms
+            cache.generation += 1
             cache.secrets = nil
             cache.url = nil
         }
@@ -74,9 +78,10 @@ final class LogRequestContext: Sendable {
 
     /// The request's URL, redacted (``Redactor/url(_:)``) and scrubbed of its credential values.
     var url: String {
-        if let url = cache.withLock({ $0.url }) { return url }
+        let (cached, generation) = cache.withLock { ($0.url, $0.generation) }
+        if let cached { return cached }
         let url = scrub(Redactor.url(request.url))
-        cache.withLock { $0.url = url }
+        cache.withLock { if $0.generation == generation { $0.url = url } }
         return url
     }
 

@@ -730,38 +730,49 @@ enum Redactor {
             let inner = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
             let redacted = try? JSONSerialization.data(
                 withJSONObject: redactJSON(inner, nestedJSONLeft: nestedJSONLeft - 1),
-                options: [.sortedKeys, .fragmentsAllowed])
+                options: [.sortedKeys, .fragmentsAllowed]),
+            let unchanged = try? JSONSerialization.data(
+                withJSONObject: inner, options: [.sortedKeys, .fragmentsAllowed])
         {
-            return String(decoding: redacted, as: UTF8.self)
+            // Written back only when something was redacted: re-serialized, keys are sorted and
+            // numbers normalized, and a string a webhook signed would no longer match.
+            return redacted == unchanged ? string : String(decoding: redacted, as: UTF8.self)
         }
-        guard isURLText(bytes), containsAny(of: userInfoQueryOrFragmentMarks, in: string),
+        guard containsAny(of: userInfoQueryOrFragmentMarks, in: string), isURLText(bytes),
             let parsed = URL(string: string)
         else { return string }
+        // Rewritten only when it holds a secret: ``url(_:)`` also drops a fragment and user info
+        // that are no secret (`https://docs.example/a#b`).
         let shown = url(parsed)
+        let fragmentHoldsSecret = parsed.fragment.map { redactForm($0) != $0 } ?? false
+        guard shown.contains(placeholder) || parsed.user != nil || fragmentHoldsSecret else { return string }
         return shown.hasPrefix("<") ? string : shown
     }
 
-    /// Whether `bytes` are a URL with a scheme and an authority (`https://…`) and no blanks or
-    /// control bytes: text that merely holds a `?` is never rewritten.
+    /// Whether `bytes` are a URL with a scheme and an authority (`https://…`, the `://` within
+    /// the first 40 bytes) and no blanks or control bytes: text that merely holds a `?` is never
+    /// rewritten.
     private static func isURLText(_ bytes: String.UTF8View) -> Bool {
         guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
             return false
         }
-        var sawScheme = false
-        var previous: [UInt8] = []
+        // How much of `://` was just seen (0 to 3); 3 once the scheme is over.
+        var matched = 0
+        var position = 0
         for byte in bytes {
             if byte <= 0x20 || byte == 0x7F { return false }
-            if !sawScheme {
-                previous.append(byte)
-                if previous.count >= 3, previous.suffix(3) == [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "/")]
-                {
-                    sawScheme = true
-                } else if previous.count > 40 {
-                    return false
+            if matched < 3 {
+                position += 1
+                if position > 40 { return false }
+                switch (matched, byte) {
+                case (0, UInt8(ascii: ":")): matched = 1
+                case (1, UInt8(ascii: "/")): matched = 2
+                case (2, UInt8(ascii: "/")): matched = 3
+                default: matched = byte == UInt8(ascii: ":") ? 1 : 0
                 }
             }
         }
-        return sawScheme
+        return matched == 3
     }
 
     /// Redacts `name=value` pairs in a form or query string.

@@ -149,6 +149,14 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             let object = try? JSONSerialization.jsonObject(with: body, options: []),
             let data = try? JSONSerialization.data(withJSONObject: Redactor.redactJSON(object), options: [.sortedKeys])
         {
+            // Sent as the caller wrote it when no field was redacted: re-serialized, its keys are
+            // sorted, its slashes escaped and its numbers normalized (a signed body would no
+            // longer match its signature).
+            if let unchanged = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+                unchanged == data
+            {
+                return scrubbed(body, secrets: secrets)
+            }
             return scrubbed(data, secrets: secrets)
         }
         // JSON that does not parse (NDJSON, a trailing comma, one Latin-1 byte) still has its

@@ -150,21 +150,28 @@ final class ChunkBuffer<Resumer: TransferResuming>: Sendable {
     /// or on disk) is still read before the ending.
     ///
     /// A cancellation (the consumer stopped) drops what is buffered at once, the spill file
-    /// with it: nobody will read it, and a stream value kept after the loop left it held up to
-    /// the spill limit on disk (and its descriptor) for as long as the value lived.
+    /// with it, even after another ending: nobody will read it, and a stream value kept after
+    /// the loop left it held up to the spill limit on disk (and its descriptor) for as long as
+    /// the value lived.
     func finish(_ failure: (any Error)?) {
         let dropped = failure is CancellationError
         let (waiter, spill) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, SpillFile?) in
-            if state.finished { return (nil, nil) }
-            state.finished = true
-            state.failure = failure
             var spill: SpillFile?
             if dropped {
+                // Also after the end: a body that arrived whole while the consumer lagged is
+                // held until the consumer leaves, and then never read.
                 state.chunks = []
                 state.head = 0
                 state.buffered = 0
                 swap(&spill, &state.spill)
             }
+            if state.finished {
+                // Dropped after a clean end: never read as one.
+                if dropped, state.failure == nil { state.failure = failure }
+                return (nil, spill)
+            }
+            state.finished = true
+            state.failure = failure
             defer { state.waiter = nil }
             return (state.waiter, spill)
         }

@@ -111,6 +111,9 @@ public struct HTTPByteStream: AsyncSequence, Sendable {
         private let cancelTransfer: @Sendable () -> Void
         /// `nil` while running; then whether it ended by itself (`true`) or was stopped.
         private let ending = Locked<Bool?>(nil)
+        /// Whether a `next()` is waiting for a chunk: a second one at the same time (another task
+        /// iterating the same stream) is refused with ``StreamingError/concurrentRead``.
+        private let reading = Locked(false)
 
         init(next: @escaping @Sendable () async throws -> Data?, cancel: @escaping @Sendable () -> Void) {
             fetch = next
@@ -124,6 +127,16 @@ public struct HTTPByteStream: AsyncSequence, Sendable {
             case false?: throw CancellationError()
             case nil: break
             }
+            // Refused without ending the stream: ended (as by itself), it cut the first reader's
+            // body short, and nothing cancelled the transfer, which stayed paused, holding its
+            // slot and connection, for as long as the server kept it open.
+            let claimed = reading.withLock { busy -> Bool in
+                if busy { return false }
+                busy = true
+                return true
+            }
+            guard claimed else { throw StreamingError.concurrentRead }
+            defer { reading.withLock { $0 = false } }
             do {
                 let chunk = try await withTaskCancellationHandler {
                     try await fetch()
@@ -134,7 +147,7 @@ public struct HTTPByteStream: AsyncSequence, Sendable {
                 if ending.current == false { throw CancellationError() }
                 return chunk
             } catch {
-                finish()
+                if error as? StreamingError != .concurrentRead { finish() }
                 throw Task.isCancelled ? CancellationError() : error
             }
         }

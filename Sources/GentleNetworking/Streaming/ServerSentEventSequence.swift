@@ -56,7 +56,10 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
                 while let line = try await lines.next() {
                     if lines.returnedUnterminatedLine {
                         // The body ended in the middle of a line: not a line, never applied (a
-                        // `retry: 6` cut from `retry: 60000` set a 6 ms reconnection time).
+                        // `retry: 6` cut from `retry: 60000` set a 6 ms reconnection time). A
+                        // comment cut short changes nothing; a field cut short is an event cut
+                        // short.
+                        if line.utf8.first == UInt8(ascii: ":") { break }
                         throw StreamingError.incompleteEvent
                     }
                     if let event = try parser.consume(line: line) { return event }

@@ -18,8 +18,9 @@ public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// quoting the line.
     case undecodableLine(line: Int, message: String)
     /// A task asked for the next chunk of a stream while another task was waiting for one: a
-    /// stream is read by one task at a time (the second waiter got this at once; before, it
-    /// replaced the first, which then waited forever, even when cancelled).
+    /// stream is read by one task at a time. The second reader gets this at once; when its loop
+    /// then ends, the stream stops (as when any reader leaves early), and the first reader gets
+    /// `CancellationError`. Before, the second replaced the first, which waited forever.
     case concurrentRead
 
     /// One sentence saying what went wrong, quoting nothing from the body.

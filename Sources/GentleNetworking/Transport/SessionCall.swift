@@ -214,7 +214,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private func deliverHead(_ response: HTTPURLResponse, buffer: ChunkBuffer<SessionTaskResumer>) {
         let stream = HTTPByteStream(
             next: { try await buffer.next() },
-            cancel: { [weak self] in self?.cancel() })
+            cancel: { [weak self] in
+                self?.cancel()
+                // What was buffered (up to the spill limit on disk) goes now, even when the
+                // exchange had ended already (a fast server, a consumer that lagged, then left).
+                buffer.finish(CancellationError())
+            })
         let continuation = state.withLock { state in
             defer { state.continuation = nil }
             return state.continuation

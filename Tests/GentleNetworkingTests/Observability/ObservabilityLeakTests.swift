@@ -219,6 +219,15 @@ struct ObservabilityLeakTests {
         #expect(text.contains("Why? Because a=b & c=d"), "\(text)")
         #expect(text.contains("page=2"), "\(text)")
         #expect(!CurlCommand(request).description.contains("SEKRIT"))
+        // Without a secret, strings are sent as they are: a URL keeps its fragment, and JSON in
+        // a string keeps its key order and number forms (a webhook's signature covers them).
+        let innocent = Data(#"{"link":"https://docs.example/a#b","payload":"{\"b\":1.50,\"a\":2}"}"#.utf8)
+        let plain = try Self.post("https://api.example.com/hooks", body: innocent, contentType: "application/json")
+        let command = CurlCommand(plain)
+        let shownBody = command.arguments.last { $0.hasPrefix("{") } ?? ""
+        // Before: re-serialized (`https:\/\/docs.example\/a`, the fragment gone, the payload's
+        // keys sorted and 1.50 written 1.5).
+        #expect(shownBody == String(decoding: innocent, as: UTF8.self), "\(shownBody)")
     }
 
     @Test(

@@ -199,13 +199,22 @@ struct ChunkBufferTests {
         failing.finish(TransportError(.connectionLost, url: nil, message: "dropped"))
         #expect(failing.spilledBytes > 0)
         await #expect(throws: TransportError.self) { _ = try await Self.drain(failing) }
+        // A body that arrived whole while the consumer lagged, then the consumer left: dropped
+        // too, and never read as a clean end.
+        let whole = ChunkBuffer<CountingResumer>(highWater: 4096, spillLimit: 1 << 20)
+        for index in 0..<16 { _ = whole.append(Self.pattern(index * 4096, 4096)) }
+        whole.finish(nil)
+        whole.finish(CancellationError())
+        #expect(whole.spilledBytes == 0)
+        await #expect(throws: CancellationError.self) { _ = try await whole.next() }
     }
 
     @Test("A second task waiting on the stream gets StreamingError.concurrentRead; the first still gets its chunk")
     func concurrentReaders() async throws {
         let buffer = ChunkBuffer<CountingResumer>(highWater: 4096)
         let first = Task { try await buffer.next() }
-        let deadline = Date().addingTimeInterval(10)
+        // Generous: a parallel run on 2 cores starved the pool for 19 s.
+        let deadline = Date().addingTimeInterval(60)
         while !buffer.isAwaited, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(buffer.isAwaited)
         let secondOutcome = Locked<Result<Data?, any Error>?>(nil)
@@ -225,5 +234,43 @@ struct ChunkBufferTests {
         #expect(error as? StreamingError == .concurrentRead)
         #expect(buffer.offer(Data("x".utf8)))
         #expect(try await first.value == Data("x".utf8))
+    }
+
+    @Test(
+        "Two tasks iterating one HTTPByteStream: the second gets concurrentRead, the transfer is cancelled once, the first ends"
+    )
+    func concurrentIterators() async throws {
+        let buffer = ChunkBuffer<CountingResumer>(highWater: 4096)
+        let cancels = Locked(0)
+        let stream = HTTPByteStream(
+            next: { try await buffer.next() },
+            cancel: {
+                cancels.withLock { $0 += 1 }
+                buffer.finish(CancellationError())
+            })
+        let firstOutcome = Locked<String?>(nil)
+        Task {
+            do {
+                for try await _ in stream {}
+                firstOutcome.withLock { $0 = "ended cleanly" }
+            } catch {
+                firstOutcome.withLock { $0 = error is CancellationError ? "cancelled" : "\(error)" }
+            }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while !buffer.isAwaited, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        var secondError: (any Error)?
+        do {
+            for try await _ in stream {}
+        } catch {
+            secondError = error
+        }
+        #expect(secondError as? StreamingError == .concurrentRead, "\(String(describing: secondError))")
+        // Before: the refusal ended the stream as if by itself, nothing cancelled the transfer,
+        // and the first reader waited on (here, forever).
+        while firstOutcome.current == nil, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(firstOutcome.current == "cancelled", "\(String(describing: firstOutcome.current))")
+        #expect(cancels.current == 1)
+        if firstOutcome.current == nil { buffer.finish(nil) }
     }
 }

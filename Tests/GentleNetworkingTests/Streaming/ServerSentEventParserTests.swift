@@ -133,6 +133,11 @@ struct StreamingSequenceEndTests {
         #expect(try await identified.next()?.id == "1")
         await #expect(throws: StreamingError.incompleteEvent) { _ = try await identified.next() }
         #expect(identified.lastEventID == "1")
+        // A comment cut short changes nothing: the body ends cleanly.
+        var commented = HTTPByteStream.chunks([Data("data: a\n\n: keep-alive".utf8)])
+            .serverSentEvents().makeAsyncIterator()
+        #expect(try await commented.next()?.data == "a")
+        #expect(try await commented.next() == nil)
     }
 
     @Test("An event too large throws once; the next call returns nil, never the rest of that event")

@@ -314,6 +314,8 @@
                     cancel: { [self] in
                         easy.cancel()
                         loop.cancel(easy)
+                        // What the transfer buffered goes now, even when it had ended already.
+                        buffer.finish(CancellationError())
                     })
                 guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current)
                 else {
