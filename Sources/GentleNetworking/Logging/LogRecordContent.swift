@@ -147,6 +147,24 @@ final class LogRecordContent: @unchecked Sendable {
         }
     }
 
+    /// About how many bytes of text the record keeps alive unredacted, without redacting
+    /// anything: its request's URL, header fields and kept body (at most
+    /// ``Redactor/maxScannedBodyBytes``) for a request record; its own fields for one made by
+    /// hand; 0 for the others (their request's context is counted with the request record).
+    var retainedBytes: Int {
+        switch source {
+        case .literal(let method, let url, let headers, let excerpt, let description, _):
+            return method.utf8.count + url.utf8.count + (excerpt?.utf8.count ?? 0) + (description?.utf8.count ?? 0)
+                + headers.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        case .request:
+            guard let request = context?.request else { return 0 }
+            let fields = (request.allHTTPHeaderFields ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+            return (request.url?.absoluteString.utf8.count ?? 0) + fields + (request.httpBody?.count ?? 0)
+        case .response, .step, .failure:
+            return 0
+        }
+    }
+
     /// The size of the body the record was made from (the whole of it, not the excerpt); `nil`
     /// when the record has none or was made by hand.
     var bodySize: Int? {

@@ -107,6 +107,8 @@ public struct NetworkLogRecord: Sendable, CustomStringConvertible, CustomReflect
     public var bodyExcerpt: String? { content.bodyExcerpt }
     /// The size of the body the excerpt comes from (for the HAR recorder); `nil` when unknown.
     var bodySize: Int? { content.bodySize }
+    /// About how many bytes of text the record keeps alive (for the HAR recorder's budget).
+    var retainedBytes: Int { content.retainedBytes }
     /// The failure, redacted, for ``Event/failure``.
     public var errorDescription: String? { content.errorDescription }
     /// What happened, for the step events (``Event/redirect``, ``Event/retry``,

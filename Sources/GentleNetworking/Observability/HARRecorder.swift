@@ -17,8 +17,8 @@ import Foundation
 ///
 /// Memory is bounded: at most `maxEntries` entries are kept, holding at most `maxBytes` of text
 /// in all (later entries are counted in `_droppedEntries`), and a request with no response or
-/// failure yet is held until then (at most `maxEntries` of them; their records are the service's,
-/// not counted in `maxBytes`). Each entry keeps at most 8 KiB of a header value, 64 KiB of a
+/// failure yet is held until then (at most `maxEntries` of them, counted in `maxBytes` by the text
+/// their records keep: URL, header fields, up to 64 KiB of body). Each entry keeps at most 8 KiB of a header value, 64 KiB of a
 /// header list (the rest counted in a `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a
 /// body, so a hostile server's heads fill the byte budget, not the process's memory.
 ///
@@ -30,7 +30,10 @@ import Foundation
 /// ```
 public final class HARRecorder: NetworkLogger, Sendable {
     private struct State {
-        var pending: [UInt64: NetworkLogRecord] = [:]
+        var pending: [UInt64: (record: NetworkLogRecord, weight: Int)] = [:]
+        /// What the pending request records keep alive, counted against ``HARRecorder/maxBytes``
+        /// with the entries.
+        var pendingBytes = 0
         /// Each entry as `JSONSerialization` takes it.
         var entries: [[String: Any]] = []
         /// The size of `entries` as ``HARRecorder/entry(request:outcome:)`` counts it.
@@ -65,24 +68,39 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// How many entries the file would hold now.
     public var entryCount: Int { state.withLock { $0.entries.count } }
 
+    /// The requests held for their outcome, and the bytes they count against ``maxBytes`` (for tests).
+    var pendingLoad: (count: Int, bytes: Int) { state.withLock { ($0.pending.count, $0.pendingBytes) } }
+
     /// Keeps `record`: a request waits for its response or failure, which makes the entry.
     public func log(_ record: NetworkLogRecord) {
         state.withLock { state in
             if state.firstRecord == nil { state.firstRecord = record.timestamp }
             switch record.event {
             case .request:
-                if state.pending.count < maxEntries { state.pending[record.requestID] = record }
+                // Held within the byte budget too: 10,000 uploads in flight kept 64 KiB of body
+                // each (640 MB) whatever `maxBytes` said. One that does not fit makes an entry
+                // without its request's details.
+                let weight = 256 + record.retainedBytes
+                guard state.pending.count < maxEntries, weight <= maxBytes - state.bytes - state.pendingBytes else {
+                    return
+                }
+                if let replaced = state.pending.updateValue((record, weight), forKey: record.requestID) {
+                    state.pendingBytes -= replaced.weight
+                }
+                state.pendingBytes += weight
             case .redirect, .retry, .refresh, .cache:
                 // Kept in the outcome's metrics (`_steps`), which hold every step in order.
                 return
             case .response, .failure:
-                let request = state.pending.removeValue(forKey: record.requestID)
+                let pending = state.pending.removeValue(forKey: record.requestID)
+                if let pending { state.pendingBytes -= pending.weight }
+                let request = pending?.record
                 guard state.entries.count < maxEntries, state.bytes < maxBytes else {
                     state.dropped += 1
                     return
                 }
                 let (entry, size) = Self.entry(request: request, outcome: record)
-                guard size <= maxBytes - state.bytes else {
+                guard size <= maxBytes - state.bytes - state.pendingBytes else {
                     state.dropped += 1
                     return
                 }

@@ -380,6 +380,34 @@ struct ObservabilityLeakTests {
         #expect(mimeType.utf8.count <= HARRecorder.maxHeaderValueBytes + 64, "\(mimeType.utf8.count) bytes")
     }
 
+    @Test("HAR: requests still waiting for their outcome are held within maxBytes (64 KiB bodies in flight)")
+    func harPendingBudget() throws {
+        let budget = 1 << 20
+        let har = HARRecorder(maxBytes: budget)
+        let body = Data(repeating: 0x41, count: 64 * 1024)
+        var sessions: [NetworkLogSession] = []
+        for index in 0..<100 {
+            var request = try Self.post("https://h.example/upload/\(index)", body: body)
+            request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+            sessions.append(try #require(NetworkLogSession(logger: har, request: request, alsoHeaders: [])))
+        }
+        // Before: all 100 held (6.4 MB of bodies) whatever the budget said.
+        let load = har.pendingLoad
+        #expect(load.bytes <= budget, "\(load.bytes) bytes pending")
+        #expect(load.count >= 10 && load.count < 20, "\(load.count) requests held")
+        // Every outcome still makes an entry or is counted; the pending load goes back to 0.
+        for (index, session) in sessions.enumerated() {
+            let url = try #require(URL(string: "https://h.example/upload/\(index)"))
+            let response = try #require(HTTPURLResponse(url: url, statusCode: 201, httpVersion: nil, headerFields: nil))
+            session.response(response, body: Data())
+        }
+        #expect(har.pendingLoad.count == 0 && har.pendingLoad.bytes == 0)
+        let log = try #require(
+            (try JSONSerialization.jsonObject(with: har.harData()) as? [String: Any])?["log"] as? [String: Any])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        #expect(entries.count + ((log["_droppedEntries"] as? Int) ?? 0) == 100)
+    }
+
     @Test("Records: a credential echoed percent-encoded (in a Location) or JSON-escaped is scrubbed")
     func encodedEcho() throws {
         var request = URLRequest(
