@@ -218,9 +218,11 @@ public final class ReauthTransport: HTTPTransportProtocol {
         try Task.checkCancellation()
         let retried = try await authService.authorize(unauthenticated)
         ExchangeRecorder.note(.reauthorized)
-        // The request's records were made with the old credential: the new one is scrubbed too.
-        ExchangeRecorder.noteCredential(
-            retried.value(forHTTPHeaderField: authService.headerField), header: authService.headerField)
+        // The request's records and error texts were made for the old credential: the new one is
+        // scrubbed too (a server may echo it, in a 403 or a body that does not decode).
+        let refreshedValue = retried.value(forHTTPHeaderField: authService.headerField)
+        if let refreshedValue { witness.noteRefreshedCredential(refreshedValue) }
+        ExchangeRecorder.noteCredential(refreshedValue, header: authService.headerField)
         return try await exchange(retried)
     }
 

@@ -198,11 +198,12 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             await notifyIfUnauthorized(error)
             throw error
         }
+        let sent = request.carryingForScrubbing(witness?.refreshedCredentials ?? [])
         guard (200..<300).contains(response.statusCode) else {
             await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request, witness: witness)
-            throw statusError(response, data: data, request: request).attaching(collectMetrics ? metrics : nil)
+            throw statusError(response, data: data, request: sent).attaching(collectMetrics ? metrics : nil)
         }
-        return (data, response, request, metrics)
+        return (data, response, sent, metrics)
     }
 
     /// Tells ``invalidationHandler`` when the transport threw a 401 (a ``ReauthTransport`` whose
@@ -318,11 +319,12 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             await notifyIfUnauthorized(error)
             throw error
         }
+        let sent = request.carryingForScrubbing(witness?.refreshedCredentials ?? [])
         guard (200..<300).contains(deferred.statusCode) else {
             await notifyIfUnauthorized(status: deferred.statusCode, from: deferred.url, for: request, witness: witness)
-            throw statusError(try fullResponse(deferred, request), data: data, request: request)
+            throw statusError(try fullResponse(deferred, request), data: data, request: sent)
         }
-        return (data, deferred, request)
+        return (data, deferred, sent)
     }
 
     /// The deferred response, built; a failure to build it is a transport error.
@@ -432,5 +434,24 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             }
         }
         return error
+    }
+}
+
+extension URLRequest {
+    /// The name under which ``carryingForScrubbing(_:)`` keeps a refreshed credential: secret by
+    /// its name, so ``Redactor/credentialValues(of:alsoHeaders:)`` finds it.
+    static let refreshedCredentialField = "X-Gentle-Refreshed-Credential"
+
+    /// This request as the service judges its error texts by: the credentials it was sent with
+    /// after a refresh (`values`) are added under ``refreshedCredentialField``, so a server that
+    /// echoes one has it scrubbed as the first credential is. For error texts only: such a
+    /// request is never sent. The request itself when `values` is empty (nearly always).
+    func carryingForScrubbing(_ values: [String]) -> URLRequest {
+        guard !values.isEmpty else { return self }
+        var copy = self
+        for (index, value) in values.enumerated() {
+            copy.setValue(value, forHTTPHeaderField: "\(Self.refreshedCredentialField)-\(index + 1)")
+        }
+        return copy
     }
 }

@@ -18,6 +18,7 @@ import Foundation
 /// earlier attempt's chain.
 package final class RequestWitness: Sendable {
     private let dropped = Locked(false)
+    private let refreshed = Locked<[String]>([])
     /// The URL of the request the witness is for.
     let url: URL?
     /// The header and value of the credential the service added with its auth service (an
@@ -45,6 +46,15 @@ package final class RequestWitness: Sendable {
     /// Records that a redirect dropped a credential.
     func noteDroppedCredentials() {
         dropped.withLock { $0 = true }
+    }
+
+    /// Credential header values the request was sent with after a refresh (``ReauthTransport``'s
+    /// retry), newest last: scrubbed from the request's error texts as its own credential is.
+    var refreshedCredentials: [String] { refreshed.current }
+
+    /// Records that the request was sent again with `value` (a refreshed credential).
+    func noteRefreshedCredential(_ value: String) {
+        refreshed.withLock { $0.append(value) }
     }
 
     /// Forgets what an earlier attempt's redirects did: a new attempt of the same request starts.

@@ -279,6 +279,58 @@ struct ObservabilityLeakTests {
         #expect(shown.contains("auth.example.com/token"), "\(shown)")
     }
 
+    struct Profile: Decodable { let name: Int }
+
+    @Test(
+        "Errors: a token refreshed on the way is scrubbed from a status error and a decoding error, with no logger",
+        arguments: TransportKind.all)
+    func refreshedTokenNotInErrors(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        for path in ["/forbidden", "/garbled"] {
+            server.route("GET", path) { request in
+                guard request.header("Authorization") == "Bearer NEWSEKRIT-TOKEN" else {
+                    return .json(#"{"error":"expired"}"#, status: 401)
+                }
+                return path == "/forbidden"
+                    ? .json(#"{"msg":"token NEWSEKRIT-TOKEN lacks scope"}"#, status: 403)
+                    : .json(#"{"name":"NEWSEKRIT-TOKEN"}"#)
+            }
+        }
+        for deferred in [true, false] {
+            let auth = InMemoryAuthService(token: "OLDSEKRIT-TOKEN")
+            let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {
+                try await auth.keyChainStore.save("NEWSEKRIT-TOKEN", forKey: "accessToken")
+            }
+            // `PinningTransport`-free, logger-free: the deferred fast path, or (wrapped in a
+            // plain transport) the full one.
+            let transport: any HTTPTransportProtocol = deferred ? reauth : PlainTransport(inner: reauth)
+            let service = HTTPNetworkService(transport: transport, authService: auth)
+            let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+            var texts: [String] = []
+            do {
+                try await service.requestVoid(
+                    to: Endpoint(path: "/forbidden", method: .get, requiresAuth: true), via: environment)
+            } catch {
+                texts += [
+                    String(describing: error), String(reflecting: error), (error as? NetworkError)?.message ?? "",
+                ]
+            }
+            try await auth.keyChainStore.save("OLDSEKRIT-TOKEN", forKey: "accessToken")
+            do {
+                let _: Profile = try await service.request(
+                    to: Endpoint(path: "/garbled", method: .get, requiresAuth: true), via: environment)
+            } catch {
+                texts += [
+                    String(describing: error), String(reflecting: error), (error as? NetworkError)?.message ?? "",
+                ]
+            }
+            #expect(texts.count == 6, "\(texts)")
+            // Before: the 403's excerpt and the decoding error quoted the refreshed token.
+            #expect(!texts.contains { $0.contains("NEWSEKRIT") }, "deferred \(deferred): \(texts)")
+        }
+    }
+
     @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
     func noFormOnJSONAndPlainUser() throws {
         let request = URLRequest(
@@ -439,5 +491,13 @@ struct ObservabilityLeakTests {
         let object = try JSONSerialization.jsonObject(with: recorder.harData()) as? [String: Any]
         let log = try #require(object?["log"] as? [String: Any])
         #expect((log["entries"] as? [Any])?.count == 4)
+    }
+}
+
+/// A transport that hides the deferred-response fast path of the one it wraps.
+private struct PlainTransport: HTTPTransportProtocol {
+    let inner: any HTTPTransportProtocol
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await inner.data(for: request)
     }
 }
