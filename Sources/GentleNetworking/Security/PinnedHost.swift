@@ -13,14 +13,39 @@ package enum PinnedHost {
         return lowered.hasSuffix(".") && lowered.count > 1 ? String(lowered.dropLast()) : lowered
     }
 
+    /// Whether `host` can be compared with pinned domains as text: ASCII letters, digits, `-`,
+    /// `_`, `.`, and an IP literal's `:` and brackets only. Anything else (a percent-encoded or
+    /// Unicode name) is mapped by libcurl's IDNA to a name the lookup did not see.
+    package static func isComparable(_ host: String) -> Bool {
+        !host.isEmpty
+            && host.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                    UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                    return true
+                default:
+                    return false
+                }
+            }
+    }
+
     /// `pinned` keyed by ``key(_:)``.
     ///
     /// - Throws: ``TransportError/Code/invalidRequest`` when two domains name the same host
     ///   (`API.example.com` and `api.example.com`): which one applied depended on the order of
-    ///   a dictionary, which changes from one launch to the next.
+    ///   a dictionary, which changes from one launch to the next; and for a domain that is not
+    ///   plain ASCII (``isComparable(_:)``), whose pins no request could ever match.
     package static func table<Value>(_ pinned: [String: Value]) throws(TransportError) -> [String: Value] {
         var table: [String: Value] = [:]
         for (domain, value) in pinned {
+            // A domain in Unicode (`bücher.example`) never equals the ASCII host a URL gives.
+            guard isComparable(domain) else {
+                throw TransportError(
+                    .invalidRequest, url: nil,
+                    message: "The pinned domain \(PrintableText.escaping(domain)) is not plain ASCII; "
+                        + "write it in its ASCII (punycode) form.")
+            }
             let key = key(domain)
             guard table[key] == nil else {
                 throw TransportError(

@@ -29,9 +29,43 @@ struct PinnedHostTests {
                 trustByHost: ["localhost": CurlTrustSettings(pinnedKeyHashes: [Data(repeating: 1, count: 32)])])
             for text in ["https://localhost/", "https://LOCALHOST./", "https://localhost.:8443/x"] {
                 // Before: nil for the dotted forms, so default validation only.
-                #expect(transport.trust(for: URL(string: text)) != nil, "\(text)")
+                #expect(try transport.trust(for: URL(string: text)) != nil, "\(text)")
             }
-            #expect(transport.trust(for: URL(string: "https://other.localhost/")) == nil)
+            #expect(try transport.trust(for: URL(string: "https://other.localhost/")) == nil)
+        }
+
+        @Test(
+            "A host that is not plain ASCII is refused before sending when hosts are pinned (libcurl maps it with IDNA)"
+        )
+        func nonASCIIHostRefused() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/x") { _ in .text("ok") }
+            let pins = PublicKeyPinningEvaluator(pinnedKeyHashes: [Data(repeating: 1, count: 32)])
+            let transport = PinningTransport(pinnedDomains: ["localhost": pins])
+            let port = try #require(server.baseURL.port)
+            // A fullwidth dot, an ideographic full stop, a soft hyphen, percent-encoded: libcurl
+            // decodes and maps each to plain `localhost…`; Foundation's host kept the Unicode,
+            // found no pins, and the request went out with default validation only.
+            for text in [
+                "https://localhost%EF%BC%8E:\(port)/x", "https://localhost%E3%80%82:\(port)/x",
+                "https://local%C2%ADhost:\(port)/x",
+            ] {
+                let url = try #require(URL(string: text))
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await transport.data(for: URLRequest(url: url))
+                }
+                #expect(error?.code == .invalidRequest, "\(text): \(String(describing: error))")
+            }
+            #expect(server.receivedRequests.isEmpty)
+            // A pinned domain in Unicode could never match: refused at once.
+            let unicode = PinningTransport(pinnedDomains: ["bücher.example": pins])
+            let refused = await #expect(throws: TransportError.self) {
+                _ = try await unicode.data(for: URLRequest(url: server.url("/x")))
+            }
+            #expect(refused?.code == .invalidRequest)
+            #expect(PinnedHost.isComparable("api.example.com") && PinnedHost.isComparable("[::1]"))
+            #expect(!PinnedHost.isComparable("api．example.com") && !PinnedHost.isComparable(""))
         }
     #endif
 

@@ -22,7 +22,7 @@
             var added = fields
             while true {
                 try Task.checkCancellation()
-                let trust = trust(for: current.url)
+                let trust = try trust(for: current.url)
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles, addedFields: added)
                 let (body, head) = try await runHead(easy)

@@ -301,7 +301,7 @@
             var current = request
             while true {
                 let buffer = ChunkBuffer<CurlStreamResumer>(highWater: bufferSize)
-                let trust = trust(for: current.url)
+                let trust = try trust(for: current.url)
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer),
                     maxStreamedBytes: maxBytes)
@@ -357,7 +357,7 @@
             maxStreamedBytes: Int64? = nil
         ) async throws -> (Data, HTTPURLResponse) {
             try Task.checkCancellation()
-            let trust = trust(for: request.url)
+            let trust = try trust(for: request.url)
             let sinkValue = try sink()
             let sourceValue: CurlEasyRequest.Source
             do {
@@ -407,9 +407,24 @@
 
         /// The trust settings for `url`'s host, when it has any (pinning transports only: a plain
         /// transport has none, and skips reading the URL's host on every request).
-        func trust(for url: @autoclosure () -> URL?) -> CurlTrustSettings? {
+        ///
+        /// - Throws: ``TransportError/Code/invalidRequest`` when some host is pinned and `url`'s host
+        ///   is not plain ASCII (``PinnedHost/isComparable(_:)``): libcurl maps such a host (a
+        ///   percent-encoded fullwidth dot, `api%EF%BC%8Eexample.com`) to `api.example.com` with
+        ///   IDNA, while the lookup saw another name and found no pins, so the connection got
+        ///   default validation only. Refused, it is never sent.
+        func trust(for url: @autoclosure () -> URL?) throws(TransportError) -> CurlTrustSettings? {
             // The URL is read only when some host is pinned: each read bridges a new `URL`.
-            guard !trustByHost.isEmpty, let host = url()?.host else { return nil }
+            guard !trustByHost.isEmpty else { return nil }
+            let url = url()
+            guard let host = url?.host else { return nil }
+            guard PinnedHost.isComparable(host) else {
+                throw TransportError(
+                    .invalidRequest, url: url,
+                    message:
+                        "The host \(PrintableText.escaping(host)) is not plain ASCII, so it cannot be checked against the pinned hosts; "
+                        + "write it in its ASCII (punycode) form.")
+            }
             return trustByHost[PinnedHost.key(host)]
         }
 
