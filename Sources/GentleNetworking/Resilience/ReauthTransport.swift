@@ -244,7 +244,11 @@ public final class ReauthTransport: HTTPTransportProtocol {
                         try await RequestWitness.$current.withValue(nil) {
                             try await Self.$refreshing.withValue(id) {
                                 try await refreshToken()
-                                return try? await authService.authorize(probe).value(
+                                // A credential that cannot be sent (CR or LF in a token the refresh
+                                // endpoint handed out) is a failed refresh: taken as a success
+                                // (`try?`), it retired the old token and failed every later
+                                // request before sending, with no 401 to refresh on again.
+                                return try await authService.authorize(probe).value(
                                     forHTTPHeaderField: authService.headerField)
                             }
                         }

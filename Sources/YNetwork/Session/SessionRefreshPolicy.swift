@@ -25,7 +25,8 @@ public struct SessionRefreshPolicy: Sendable {
     ///
     /// - Parameters:
     ///   - maxRefreshes: 3 by default; values below 1 count as 1.
-    ///   - window: 60 s by default; negative values count as 0.
+    ///   - window: 60 s by default; NaN and negative values count as 60 s (as 0, `max(0, x)` for
+    ///     either, the window forgot every refresh at once and the loop guard never refused).
     ///   - timeout: 30 s by default; negative values count as 0 (fail at once); at most a day.
     ///   - now: `Date()` by default.
     public init(
@@ -33,7 +34,7 @@ public struct SessionRefreshPolicy: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.maxRefreshes = max(1, maxRefreshes)
-        self.window = max(0, window)
+        self.window = window.isNaN || window < 0 ? 60 : window
         self.timeout = timeout.isNaN ? 30 : min(max(0, timeout), 86_400)
         self.now = now
     }

@@ -279,4 +279,27 @@ struct ReauthEdgeTests {
         #expect(partner.receivedRequests.map { $0.header("Authorization") } == ["Basic cGFydG5lcjpwdw=="])
         #expect(reauth.refreshCount == 0)
     }
+
+    @Test(
+        "A refresh that hands out a token with CR/LF is a failed refresh: a 401 with ReauthError, nothing sent with it",
+        arguments: TransportKind.all)
+    func unusableRefreshedToken(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/data") { _ in .json(#"{"error":"expired"}"#, status: 401) }
+        let auth = InMemoryAuthService(token: "t0")
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {
+            try await auth.keyChainStore.save("t2\r\nX-Injected: 1", forKey: "accessToken")
+        }
+        do {
+            _ = try await reauth.data(for: try await auth.authorize(URLRequest(url: server.url("/data"))))
+            Issue.record("the 401 did not fail the call")
+        } catch let error as TransportError {
+            // Before: the refresh counted as a success, and the retry failed with .invalidRequest
+            // (no 401, so no sign-out), as would every later request, before sending.
+            #expect((error.underlyingError as? ReauthError)?.code == .refreshFailed, "\(error)")
+        }
+        #expect(server.requests(path: "/data").count == 1)
+        #expect(server.requests(path: "/data").allSatisfy { $0.header("X-Injected") == nil })
+    }
 }

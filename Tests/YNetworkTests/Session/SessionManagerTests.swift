@@ -333,8 +333,10 @@ struct SessionManagerTests {
         #expect(second.requests(path: "/me").isEmpty)
     }
 
-    @Test("A server that rejects every fresh token: the loop guard stops after 3 refreshes in the window")
-    func loopGuard() async throws {
+    @Test(
+        "A server that rejects every fresh token: the loop guard stops after 3 refreshes in the window (a NaN or negative window is 60 s)",
+        arguments: [60, -1, Double.nan])
+    func loopGuard(window: Double) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         let issued = Recorder<Int>()
@@ -345,7 +347,9 @@ struct SessionManagerTests {
         }
         let session = TokenSession(token: "expired", refreshDelay: 0)
         let manager = makeManager(
-            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(maxRefreshes: 3, window: 60))
+            server: server, sessionManager: session,
+            refreshPolicy: SessionRefreshPolicy(maxRefreshes: 3, window: window))
+        // Before: a NaN or negative window became 0, which forgot each refresh at once: 5 refreshes.
         for _ in 0..<5 {
             await #expect(throws: YNetwork.NetworkError.unauthenticated) {
                 let _: User = try await manager.submit(Me())
