@@ -366,9 +366,15 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// shared refresh succeeded, or at once when its credential was already replaced. `false`
     /// when the refresh failed or timed out, or the loop guard refused another one.
     /// `original` is the request before the session's credentials were applied.
+    ///
+    /// A 401 to a request the refresh itself sends (``SessionManager/refresh(networkManager:)``
+    /// submitting a request that uses the session, its default) is the refresh's failure: it
+    /// joined the refresh in flight, so the refresh waited for itself until the refresh timeout
+    /// (30 s by default), with every caller behind it.
     private func refreshed(
         sent: String, current: String, sentAtEpoch epoch: Int, original: URLRequest, sessionManager: any SessionManager
     ) async throws -> Bool {
+        if Self.refreshing == ObjectIdentifier(self) { return false }
         let policy = refresh.withLock { $0.policy }
         let now = policy.now()
         enum Step {
@@ -410,6 +416,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The manager whose refresh the current task runs (see ``refreshed(sent:current:sentAtEpoch:original:sessionManager:)``).
+    @TaskLocal static var refreshing: ObjectIdentifier?
+
     /// Runs refresh `number` in its own task (cancelling the request that started it does not
     /// abort a refresh others wait for), and fails it for every waiter after `timeout` seconds
     /// (then cancels it and ignores its result). `original` (without credentials) has the
@@ -429,7 +438,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         }
         let refreshing = Task { [weak self] in
             guard let self else { return }
-            let succeeded = await sessionManager.refresh(networkManager: self)
+            let succeeded = await Self.$refreshing.withValue(ObjectIdentifier(self)) {
+                await sessionManager.refresh(networkManager: self)
+            }
             var renewed = original
             if succeeded { sessionManager.apply(&renewed) }
             self.finishRefresh(

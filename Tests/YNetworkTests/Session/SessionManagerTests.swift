@@ -56,6 +56,27 @@ private struct Me: NetworkRequest {
     var path: PathRepresentable { "me" }
 }
 
+/// A session whose refresh sends its token request with the session's credentials (the
+/// protocol's default, `usesSession == true`), which the token endpoint answers with a 401.
+private final class SelfAuthorizingRefreshSession: SessionManager, @unchecked Sendable {
+    let refreshes = Recorder<Int>()
+
+    func apply(_ request: inout URLRequest) {
+        request.setValue("Bearer expired", forHTTPHeaderField: "Authorization")
+    }
+
+    struct Refresh: NetworkRequest {
+        var path: PathRepresentable { "refresh" }
+        var method: HttpMethod { .POST }
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.append(1)
+        let result: EmptyNetworkResponse? = try? await networkManager.submit(Refresh())
+        return result != nil
+    }
+}
+
 @Suite("SessionManager: credentials applied, one shared refresh on 401, one retry")
 struct SessionManagerTests {
     /// `/me` answers 200 to `Bearer fresh` and 401 to anything else; `/refresh` hands out `fresh`.
@@ -360,6 +381,26 @@ struct SessionManagerTests {
         // 3 requests sent twice (refresh, retry), then 2 refused without a refresh or a retry.
         #expect(
             server.requests(path: "/me").map(\.bearerToken) == ["expired", "t1", "t1", "t2", "t2", "t3", "t3", "t3"])
+    }
+
+    @Test("A refresh whose own request gets a 401 fails at once: it does not wait for itself until the timeout")
+    func refreshDoesNotWaitForItself() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/me") { _ in .json(#"{"error":"expired"}"#, status: 401) }
+        server.route("POST", "/refresh") { _ in .json(#"{"error":"invalid_client"}"#, status: 401) }
+        let session = SelfAuthorizingRefreshSession()
+        let manager = makeManager(
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 20))
+        let started = Date()
+        await #expect(throws: YNetwork.NetworkError.unauthenticated) {
+            let _: User = try await manager.submit(Me())
+        }
+        // Before: the refresh's own 401 joined the refresh in flight, which waited for itself
+        // until the 20 s timeout.
+        #expect(Date().timeIntervalSince(started) < 10, "\(Date().timeIntervalSince(started)) s")
+        #expect(session.refreshes.values.count == 1)
+        #expect(server.requests(path: "/refresh").count == 1)
     }
 
     @Test("A refresh that hangs fails every waiting request with unauthenticated within the refresh timeout")
