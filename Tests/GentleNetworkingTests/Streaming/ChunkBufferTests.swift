@@ -213,8 +213,8 @@ struct ChunkBufferTests {
     func concurrentReaders() async throws {
         let buffer = ChunkBuffer<CountingResumer>(highWater: 4096)
         let first = Task { try await buffer.next() }
-        // Generous: a parallel run on 2 cores starved the pool for 19 s.
-        let deadline = Date().addingTimeInterval(60)
+        // Generous: the parallel runs starve the pool for up to 65 s.
+        let deadline = Date().addingTimeInterval(180)
         while !buffer.isAwaited, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(buffer.isAwaited)
         let secondOutcome = Locked<Result<Data?, any Error>?>(nil)
@@ -257,7 +257,7 @@ struct ChunkBufferTests {
                 firstOutcome.withLock { $0 = error is CancellationError ? "cancelled" : "\(error)" }
             }
         }
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(180)
         while !buffer.isAwaited, Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
         var secondError: (any Error)?
         do {

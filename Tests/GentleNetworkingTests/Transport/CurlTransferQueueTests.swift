@@ -117,7 +117,7 @@
                     outcome.withLock { $0 = .failure(error) }
                 }
             }
-            while outcome.current == nil, Date().timeIntervalSince(started) < 60 {
+            while outcome.current == nil, Date().timeIntervalSince(started) < 150 {
                 try await Task.sleep(nanoseconds: 20_000_000)
             }
             let elapsed = Date().timeIntervalSince(started)
@@ -131,9 +131,9 @@
                 return
             }
             #expect((error as? TransportError)?.code == .timedOut, "\(error)")
-            // Not before its timeout; bounded after it (a loaded 2-core machine delays the loop's
-            // scan by seconds).
-            #expect(elapsed >= 0.9 && elapsed < 60, "\(elapsed) s")
+            // Not before its timeout; bounded after it (the parallel runs stall the process for up
+            // to 65 s at once).
+            #expect(elapsed >= 0.9 && elapsed < 120, "\(elapsed) s")
             #expect(server.requests(path: "/queued").isEmpty)
             stream.cancel()
             // The slot, once free, serves the next request.
