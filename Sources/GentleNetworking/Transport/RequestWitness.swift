@@ -17,8 +17,12 @@ import Foundation
 /// each retry, so a retry that reaches the origin directly is judged by its own 401, not by an
 /// earlier attempt's chain.
 package final class RequestWitness: Sendable {
-    private let dropped = Locked(false)
-    private let refreshed = Locked<[String]>([])
+    /// What the layers below told: one lock box per witness (a witness is made per request).
+    private struct Told {
+        var droppedCredentials = false
+        var refreshedCredentials: [String] = []
+    }
+    private let told = Locked(Told())
     /// The URL of the request the witness is for.
     let url: URL?
     /// The header and value of the credential the service added with its auth service (an
@@ -41,25 +45,25 @@ package final class RequestWitness: Sendable {
     }
 
     /// Whether a redirect dropped a credential since the witness was bound.
-    package var droppedCredentials: Bool { dropped.current }
+    package var droppedCredentials: Bool { told.current.droppedCredentials }
 
     /// Records that a redirect dropped a credential.
     func noteDroppedCredentials() {
-        dropped.withLock { $0 = true }
+        told.withLock { $0.droppedCredentials = true }
     }
 
     /// Credential header values the request was sent with after a refresh (``ReauthTransport``'s
     /// retry), newest last: scrubbed from the request's error texts as its own credential is.
-    var refreshedCredentials: [String] { refreshed.current }
+    var refreshedCredentials: [String] { told.current.refreshedCredentials }
 
     /// Records that the request was sent again with `value` (a refreshed credential).
     func noteRefreshedCredential(_ value: String) {
-        refreshed.withLock { $0.append(value) }
+        told.withLock { $0.refreshedCredentials.append(value) }
     }
 
     /// Forgets what an earlier attempt's redirects did: a new attempt of the same request starts.
     func noteNewAttempt() {
-        dropped.withLock { $0 = false }
+        told.withLock { $0.droppedCredentials = false }
     }
 
     /// Whether `value` in header `name` is the credential the service added.
