@@ -105,16 +105,24 @@ struct RedirectTracker: Sendable {
     }
 
     /// Where `response`'s `Location` points, resolved against its URL, when that is an `http` or
-    /// `https` URL; `nil` for no `Location` or any other scheme (`file:`, `ftp:`, `data:`...).
+    /// `https` URL and not a step down from `https` to `http`; `nil` for no `Location`, any other
+    /// scheme (`file:`, `ftp:`, `data:`...), or an `http` target of a response that came over
+    /// `https`.
     ///
-    /// Both transports decide with it, so a redirect that leaves HTTP is never followed and its
-    /// 3xx is the response. (corelibs' URLSession would turn `file:///etc/passwd` into a request
-    /// for `/etc/passwd` on the same server.)
+    /// Every transport decides with it, so a redirect that leaves HTTP, or leaves TLS, is never
+    /// followed and its 3xx is the response. (corelibs' URLSession would turn `file:///etc/passwd`
+    /// into a request for `/etc/passwd` on the same server; an `https` → `http` hop would re-send
+    /// a 307's body in clear text and bring an answer that no TLS check or pin protects.) As every
+    /// hop out of `https` is refused, a chain that reached `https` stays on it.
     static func httpTarget(of response: HTTPURLResponse, for request: URLRequest?) -> URL? {
+        let base = response.url ?? request?.url
         guard let location = response.value(forHTTPHeaderField: "Location"),
-            let target = URL(string: location, relativeTo: response.url ?? request?.url)?.absoluteURL,
+            let target = URL(string: location, relativeTo: base)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else {
+            return nil
+        }
+        if scheme == "http", base?.scheme?.lowercased() == "https" {
             return nil
         }
         return target

@@ -147,16 +147,21 @@ struct RedirectCredentialTests {
     }
 
     #if canImport(CCurl)
-        @Test("https → http on another origin: the plain-text server gets no credentials (libcurl, nginx TLS)")
-        func schemeDowngrade() async throws {
+        /// TLS comes from nginx here, and only `CurlTransport` can be told to trust the test CA on
+        /// Linux, so `URLSessionTransport`'s side (the same `RedirectTracker` rule, called from its
+        /// redirect delegate) is checked without a socket in `RedirectDowngradeTests`.
+        @Test(
+            "https → http is not followed: the 3xx is the response and the plain-text server gets nothing (libcurl, nginx TLS)",
+            arguments: [("GET", 302), ("POST", 307), ("PUT", 308)])
+        func schemeDowngrade(method: String, status: Int) async throws {
             let pki = try await TestPKI.make()
             defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
             let plain = try LoopbackServer()
             defer { plain.shutdown() }
-            plain.route("GET", "/landing") { _ in .json(#"{"id":1,"property":"downgraded"}"#) }
+            plain.route(method, "/landing") { _ in .json(#"{"id":1,"property":"downgraded"}"#) }
             let nginx = try NginxServer(
                 tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost",
-                extraServerConfig: "location = /start { return 302 \(plain.url("/landing").absoluteString); }")
+                extraServerConfig: "location = /start { return \(status) \(plain.url("/landing").absoluteString); }")
             defer { nginx.stop() }
             // CurlTransport trusting the test CA for localhost (PinningTransport is CurlTransport with
             // per-host trust anchors), so the TLS origin is a real, verified one.
@@ -164,18 +169,28 @@ struct RedirectCredentialTests {
             let transport = PinningTransport(pinnedDomains: [
                 "localhost": CertificatePinningEvaluator(pinnedCertificates: [ca], performDefaultValidation: false)
             ])
-            let service = HTTPNetworkService(
-                transport: transport, authService: InMemoryAuthService(token: "tls-secret"))
+            var request = URLRequest(url: nginx.baseURL.appendingPathComponent("start"))
+            request.httpMethod = method
+            if method != "GET" { request.httpBody = Data("card=4111-secret".utf8) }
+            request.setValue("Bearer tls-secret", forHTTPHeaderField: "Authorization")
 
-            let model: Model = try await service.request(
-                to: Endpoint(path: "/start", method: .get, requiresAuth: true, headers: Self.credentialHeaders),
-                via: DefaultAPIEnvironment(baseURL: nginx.baseURL))
+            let (_, response) = try await transport.data(for: request)
 
-            #expect(model.property == "downgraded")
+            #expect(response.statusCode == status, "the redirect itself is the answer")
+            #expect(response.value(forHTTPHeaderField: "Location") == plain.url("/landing").absoluteString)
             let log = await nginx.accessLog(atLeast: 1)
             #expect(log.count == 1, "the TLS origin saw the first request: \(log)")
-            let landed = try #require(plain.requests(path: "/landing").first)
-            #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
+            #expect(plain.acceptedConnectionCount == 0, "nothing went out in clear text: \(plain.receivedRequests)")
+
+            // Through the service the same refusal is a typed status error, not a success.
+            let service = HTTPNetworkService(
+                transport: transport, authService: InMemoryAuthService(token: "tls-secret"))
+            await #expect(throws: NetworkError.self) {
+                let _: Model = try await service.request(
+                    to: Endpoint(path: "/start", method: .get, requiresAuth: true, headers: Self.credentialHeaders),
+                    via: DefaultAPIEnvironment(baseURL: nginx.baseURL))
+            }
+            #expect(plain.acceptedConnectionCount == 0, "\(plain.receivedRequests)")
         }
     #endif
 
