@@ -1,9 +1,19 @@
 import GentleNetworking
 
-/// The task delegate of every data task the `URLSession` requester creates: on a redirect to
-/// another origin it removes `Authorization`, `Cookie` and `Proxy-Authorization` from the new
-/// request (corelibs' URLSession on Linux forwards every header to wherever a server points),
-/// then lets the session's own delegate decide, as before, whether to follow.
+/// The task delegate of every data task the `URLSession` requester creates, applying the rules
+/// every GentleNetworking transport follows a redirect by, then letting the session's own
+/// delegate decide, as before, whether to follow:
+/// - a redirect to another scheme than `http`/`https`, or from `https` to `http`, is not
+///   followed (the 3xx is the response);
+/// - on a redirect to another origin, the credential headers (``Origin/credentialHeaders``) and
+///   the URL's user info are removed from the new request (corelibs' URLSession on Linux forwards
+///   every header to wherever a server points, and keeps the user info on a `//other-host`
+///   reference); and when the session's configuration adds a credential header itself
+///   (`httpAdditionalHeaders`), which the session would add to the next hop again, such a
+///   redirect is not followed at all.
+///
+/// On Linux the `Location` is resolved as RFC 3986 says against the response's URL (corelibs
+/// resolves `next` and `?p=2` against the root).
 final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable {
     /// The URL the request was first sent to: credentials stay within its origin.
     let originalURL: URL?
@@ -16,11 +26,9 @@ final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable 
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        var next = request
-        if !Origin.isSameOrigin(originalURL, request.url) {
-            for header in Origin.credentialHeaders {
-                next.setValue(nil, forHTTPHeaderField: header)
-            }
+        guard let next = Self.nextRequest(request, after: response, originalURL: originalURL, session: session) else {
+            completionHandler(nil)
+            return
         }
         guard let delegate = session.delegate as? any URLSessionTaskDelegate else {
             completionHandler(next)
@@ -38,5 +46,39 @@ final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable 
                 session, task: task, willPerformHTTPRedirection: response, newRequest: next,
                 completionHandler: completionHandler)
         #endif
+    }
+
+    /// `request` as the rules above let it be sent, or `nil` when the redirect is not followed.
+    static func nextRequest(
+        _ request: URLRequest, after response: HTTPURLResponse, originalURL: URL?, session: URLSession
+    ) -> URLRequest? {
+        var next = request
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            guard let target = request.url, RedirectTracker.isFollowable(from: response.url, to: target) else {
+                return nil
+            }
+        #else
+            guard let target = RedirectTracker.httpTarget(of: response, for: request) else { return nil }
+            next.url = target
+        #endif
+        guard !Origin.isSameOrigin(originalURL, target) else { return next }
+        let sessionHeaders = session.configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
+        let isCredential = { (name: String) in
+            Origin.credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        }
+        if sessionHeaders.contains(where: isCredential) {
+            return nil
+        }
+        for header in Origin.credentialHeaders {
+            next.setValue(nil, forHTTPHeaderField: header)
+        }
+        if target.user != nil || target.password != nil,
+            var components = URLComponents(url: target, resolvingAgainstBaseURL: false)
+        {
+            components.user = nil
+            components.password = nil
+            next.url = components.url ?? target
+        }
+        return next
     }
 }

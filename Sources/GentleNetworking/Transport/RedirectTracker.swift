@@ -6,7 +6,7 @@ import Foundation
 
 /// The redirect rules every transport shares: a hop limit, loop detection, and credentials that
 /// never cross to another origin.
-struct RedirectTracker: Sendable {
+package struct RedirectTracker: Sendable {
     let originalURL: URL?
     /// The original request's method (`nil`: GET): a loop is the same method at the same URL
     /// again (a POST answered by a 303 to its own URL is a GET there, not a loop).
@@ -114,18 +114,22 @@ struct RedirectTracker: Sendable {
     /// into a request for `/etc/passwd` on the same server; an `https` → `http` hop would re-send
     /// a 307's body in clear text and bring an answer that no TLS check or pin protects.) As every
     /// hop out of `https` is refused, a chain that reached `https` stays on it.
-    static func httpTarget(of response: HTTPURLResponse, for request: URLRequest?) -> URL? {
+    package static func httpTarget(of response: HTTPURLResponse, for request: URLRequest?) -> URL? {
         let base = response.url ?? request?.url
         guard let location = response.value(forHTTPHeaderField: "Location"),
             let target = URL(string: location, relativeTo: base)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            isFollowable(from: base, to: target)
         else {
             return nil
         }
-        if scheme == "http", base?.scheme?.lowercased() == "https" {
-            return nil
-        }
         return target
+    }
+
+    /// Whether a redirect from a response at `from` to `target` may be followed at all: `target`
+    /// is `http` or `https`, and not `http` after `https`.
+    package static func isFollowable(from: URL?, to target: URL) -> Bool {
+        guard let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return scheme == "https" || from?.scheme?.lowercased() != "https"
     }
 
     /// The request to send after `response` redirected `request`, or `nil` when `response` is
