@@ -13,15 +13,19 @@ import Testing
 /// wire (nginx TLS → a plain-text loopback server) in `RedirectCredentialTests`.
 @Suite("An https response's redirect never leads to http")
 struct RedirectDowngradeTests {
-    static func next(from url: String, location: String, status: Int = 302, method: String = "GET") throws
+    static func next(
+        from url: String, location: String, status: Int = 302, method: String = "GET"
+    ) throws
         -> URLRequest?
     {
         let from = try #require(URL(string: url))
         let response = try #require(
-            HTTPURLResponse(url: from, statusCode: status, httpVersion: "HTTP/1.1", headerFields: ["Location": location]))
+            HTTPURLResponse(
+                url: from, statusCode: status, httpVersion: "HTTP/1.1", headerFields: ["Location": location]))
         var request = URLRequest(url: from)
         request.httpMethod = method
-        let tracker = RedirectTracker(originalURL: from, originalMethod: method, maxRedirects: 10, credentialHeaders: [])
+        let tracker = RedirectTracker(
+            originalURL: from, originalMethod: method, maxRedirects: 10, credentialHeaders: [])
         return tracker.nextRequest(after: response, for: request)
     }
 
