@@ -428,6 +428,33 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 
+    /// Whether the refresh failed for a reason that says nothing about the credential, so a
+    /// later attempt may well succeed: it timed out (``Code/refreshTimedOut``), or its error is a
+    /// transient transport failure (``RetryPolicy/isTransient(_:)``: offline, a lost or refused
+    /// connection, a timeout) or a status the token endpoint may answer differently later
+    /// (``RetryPolicy/retryableStatusCodes``: 408, 429, 500, 502, 503, 504), whether as a
+    /// ``NetworkError``, a ``TransportError`` carrying the response, or a `URLError`.
+    ///
+    /// ``HTTPNetworkService`` does not call its ``TokenInvalidationHandler`` for such a failure:
+    /// signing the user out because the token endpoint was unreachable for a moment would lose a
+    /// session that is still good. The call still throws the 401 (`.httpStatusError(.unauthorized)`)
+    /// with this error attached; the next 401 starts a new refresh (within the loop guard).
+    /// `false` for ``Code/refreshLimitExceeded`` and for any other error of the refresh (an
+    /// `invalid_grant` 400, a 401 from the token endpoint, an error of the app's own).
+    public var isTransient: Bool {
+        switch code {
+        case .refreshTimedOut: return true
+        case .refreshLimitExceeded: return false
+        case .refreshFailed:
+            guard let underlyingError else { return false }
+            if RetryPolicy.isTransient(underlyingError) { return true }
+            let status =
+                (underlyingError as? NetworkError)?.statusCode
+                ?? (underlyingError as? TransportError)?.response?.statusCode
+            return status.map(RetryPolicy.retryableStatusCodes.contains) ?? false
+        }
+    }
+
     /// The code and message.
     public var description: String { "ReauthError.\(code): \(message)" }
 }

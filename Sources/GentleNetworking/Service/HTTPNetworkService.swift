@@ -207,9 +207,13 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     }
 
     /// Tells ``invalidationHandler`` when the transport threw a 401 (a ``ReauthTransport`` whose
-    /// refresh failed), as it is told about a 401 response.
+    /// refresh failed), as it is told about a 401 response; not when the refresh failed for a
+    /// transient reason (``ReauthError/isTransient``: the token endpoint unreachable, a 503, the
+    /// refresh timeout), which says nothing about the credential.
     func notifyIfUnauthorized(_ error: any Error) async {
-        if let error = error as? NetworkError, error.kind == .httpStatusError(.unauthorized) {
+        if let error = error as? NetworkError, error.kind == .httpStatusError(.unauthorized),
+            (error.underlyingError as? ReauthError)?.isTransient != true
+        {
             await invalidationHandler?.handleInvalidToken()
         }
     }

@@ -1,0 +1,96 @@
+import Foundation
+import GentleNetworking
+import GentleNetworkingTesting
+import Testing
+
+/// A refresh that fails for a reason that says nothing about the credential (the token endpoint
+/// unreachable or answering 503, the refresh timeout) signs nobody out: the call throws the 401
+/// with a transient `ReauthError`, the invalidation handler is not called, and the next 401
+/// refreshes again. A refresh the token endpoint refuses (`invalid_grant`) still calls it once.
+/// Over real sockets on every transport; the refresh calls its token endpoint through a service.
+@Suite("ReauthTransport: a transient refresh failure keeps the session")
+struct ReauthTransientFailureTests {
+    enum TokenEndpoint: String, CaseIterable, CustomStringConvertible, Sendable {
+        case unavailable  // 503
+        case unreachable  // a port that refuses connections
+        case rejected  // 400 invalid_grant
+
+        var description: String { rawValue }
+        var isTransient: Bool { self != .rejected }
+    }
+
+    @Test(
+        "The handler is called only when the token endpoint rejects the refresh",
+        arguments: TransportKind.all, TokenEndpoint.allCases)
+    func transientFailure(kind: TransportKind, endpoint: TokenEndpoint) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let refusing = try RefusingPort()
+        server.route("GET", "/me") { _ in .text("expired", status: 401) }
+        server.route("POST", "/token") { _ in
+            endpoint == .rejected
+                ? .json(#"{"error":"invalid_grant"}"#, status: 400) : .json(#"{"error":"busy"}"#, status: 503)
+        }
+        let tokenBase = endpoint == .unreachable ? refusing.baseURL : server.baseURL
+        let tokenService = HTTPNetworkService(transport: try kind.make())
+        let auth = InMemoryAuthService(token: "old-token")
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {
+            try await tokenService.requestVoid(
+                to: Endpoint(path: "/token", method: .post), via: DefaultAPIEnvironment(baseURL: tokenBase))
+            try await auth.saveAccessToken("new-token")
+        }
+        let handler = InvalidationRecorder(server: server)
+        let service = HTTPNetworkService(transport: reauth, authService: auth, invalidationHandler: handler)
+
+        for attempt in 1...2 {
+            do {
+                try await service.requestVoid(
+                    to: Endpoint(path: "/me", method: .get, requiresAuth: true),
+                    via: DefaultAPIEnvironment(baseURL: server.baseURL))
+                Issue.record("\(attempt): a 401 did not throw")
+            } catch let error as NetworkError {
+                #expect(error.kind == .httpStatusError(.unauthorized), "\(error)")
+                let cause = try #require(error.underlyingError as? ReauthError, "\(error)")
+                #expect(cause.code == .refreshFailed)
+                #expect(cause.isTransient == endpoint.isTransient, "\(cause)")
+            }
+        }
+
+        // What the servers saw: a 401 and a refresh per call (the next 401 refreshes again).
+        #expect(server.requests(path: "/me").count == 2)
+        #expect(server.requests(path: "/token").count == (endpoint == .unreachable ? 0 : 2))
+        #expect(reauth.refreshCount == 2)
+        #expect(
+            handler.requestsSeenAtEachCall.count == (endpoint.isTransient ? 0 : 2),
+            "handler calls: \(handler.requestsSeenAtEachCall)")
+        #expect(try await auth.loadAccessToken() == "old-token")
+    }
+
+    @Test("A refresh that times out keeps the session too (no handler call), and is transient")
+    func timeout() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/me") { _ in .text("expired", status: 401) }
+        let auth = InMemoryAuthService(token: "old-token")
+        let reauth = ReauthTransport(
+            inner: try TransportKind.all[0].make(), authService: auth,
+            policy: ReauthPolicy(refreshTimeout: 0.2)
+        ) {
+            try await Task.sleep(nanoseconds: 60_000_000_000)
+        }
+        let handler = InvalidationRecorder(server: server)
+        let service = HTTPNetworkService(transport: reauth, authService: auth, invalidationHandler: handler)
+
+        do {
+            try await service.requestVoid(
+                to: Endpoint(path: "/me", method: .get, requiresAuth: true),
+                via: DefaultAPIEnvironment(baseURL: server.baseURL))
+            Issue.record("a 401 did not throw")
+        } catch let error as NetworkError {
+            #expect(error.kind == .httpStatusError(.unauthorized), "\(error)")
+            let cause = try #require(error.underlyingError as? ReauthError, "\(error)")
+            #expect(cause.code == .refreshTimedOut && cause.isTransient, "\(cause)")
+        }
+        #expect(handler.requestsSeenAtEachCall.isEmpty, "\(handler.requestsSeenAtEachCall)")
+    }
+}
