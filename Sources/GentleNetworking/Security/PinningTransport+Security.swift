@@ -22,7 +22,11 @@
             }
             let ledger = TrustFailureLedger()
             let delegate = PinningSessionDelegate(evaluators: evaluators, ledger: ledger)
-            let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            // No URL cache: a response another (unpinned) session stored in the shared
+            // `URLCache` would be served from it with no connection, so no pin check at all.
+            let own = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
+            own.urlCache = nil
+            let session = URLSession(configuration: own, delegate: delegate, delegateQueue: nil)
             return TrustFailureReportingTransport(inner: OwnedSessionTransport(session: session), ledger: ledger)
         }
     }

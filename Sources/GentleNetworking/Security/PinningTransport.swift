@@ -51,7 +51,8 @@ public final class PinningTransport: HTTPTransportProtocol {
     /// - Parameters:
     ///   - pinnedDomains: Host name → evaluator. Unlisted hosts get default validation.
     ///   - configuration: The session settings; `.default` by default. On Apple platforms the
-    ///     whole configuration applies. On Linux (libcurl) these apply: `timeoutIntervalForRequest`
+    ///     whole configuration applies except `urlCache`: none is used (a response another
+    ///     session stored in the shared cache would be served without a pin check). On Linux (libcurl) these apply: `timeoutIntervalForRequest`
     ///     caps the connect timeout (30 s at most, as ``URLSessionTransport``'s default) and is
     ///     the idle timeout of requests that keep their default `timeoutInterval`,
     ///     `timeoutIntervalForResource` limits a whole transfer, `httpMaximumConnectionsPerHost`
