@@ -102,9 +102,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// The auth service's ``AuthServiceProtocol/headerField`` counts as a credential header:
     /// a redirect to another origin drops it, as it drops `Authorization`.
     ///
-    /// - Throws: What the inner transport and the auth service throw; ``TransportError``
+    /// - Throws: What the inner transport throws; ``TransportError``
     ///   ``TransportError/Code/authenticationFailed`` when the refresh fails, times out or the
-    ///   loop guard trips; `CancellationError` when cancelled.
+    ///   loop guard trips; ``NetworkError`` `.authorizationFailed` when the auth service cannot
+    ///   read its credential; `CancellationError` when cancelled.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         // The auth service's header is a credential: no redirect to another origin carries it.
         try await Origin.withCredentialHeader(authService.headerField) {
@@ -170,8 +171,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         let data = await drain(body)
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
-        let current = try await authService.authorize(unauthenticated).value(
-            forHTTPHeaderField: authService.headerField)
+        let current = try await authorized(unauthenticated).value(forHTTPHeaderField: authService.headerField)
         let now = policy.now()
         let (action, refreshNumber) = shared.withLock { shared -> (RefreshCoordinatorState.Action, Int) in
             // The service vouches for the credential it added (by header and value), even one
@@ -216,7 +216,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
             return (body, exchanged)
         }
         try Task.checkCancellation()
-        let retried = try await authService.authorize(unauthenticated)
+        let retried = try await authorized(unauthenticated)
         ExchangeRecorder.note(.reauthorized)
         // The request's records and error texts were made for the old credential: the new one is
         // scrubbed too (a server may echo it, in a 403 or a body that does not decode).
@@ -224,6 +224,22 @@ public final class ReauthTransport: HTTPTransportProtocol {
         if let refreshedValue { witness.noteRefreshedCredential(refreshedValue) }
         ExchangeRecorder.noteCredential(refreshedValue, header: authService.headerField)
         return try await exchange(retried)
+    }
+
+    /// `request` authorized by ``authService``. What its store throws (a keychain or file error)
+    /// is ``NetworkError`` `.authorizationFailed`, as ``HTTPNetworkService`` reports the same
+    /// failure before sending; a ``TransportError``, a ``NetworkError`` and a cancellation pass
+    /// through unchanged.
+    private func authorized(_ request: URLRequest) async throws -> URLRequest {
+        do {
+            return try await authService.authorize(request)
+        } catch let error where error is TransportError || error is NetworkError || error is CancellationError {
+            throw error
+        } catch {
+            throw NetworkError(
+                .authorizationFailed, message: "The auth service could not provide credentials: \(error)",
+                url: request.url, underlyingError: error)
+        }
     }
 
     /// Runs the refresh in its own task, so that cancelling the caller that started it does not

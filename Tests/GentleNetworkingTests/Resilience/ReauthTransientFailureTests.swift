@@ -94,3 +94,54 @@ struct ReauthTransientFailureTests {
         #expect(handler.requestsSeenAtEachCall.isEmpty, "\(handler.requestsSeenAtEachCall)")
     }
 }
+
+/// An auth service whose store works for the first `working` reads, then fails.
+private final class FailingStoreAuthService: AuthServiceProtocol, @unchecked Sendable {
+    // @unchecked: `reads` is behind `lock`.
+    struct StoreDown: Error {}
+    private let lock = NSLock()
+    private var reads = 0
+    private let working: Int
+
+    init(working: Int) { self.working = working }
+
+    func loadAccessToken() async throws -> String? {
+        let read = lock.withLock {
+            reads += 1
+            return reads
+        }
+        if read > working { throw StoreDown() }
+        return "stored-token"
+    }
+    func saveAccessToken(_ token: String) async throws {}
+    func deleteAccessToken() async throws {}
+}
+
+@Suite("ReauthTransport: an auth store that fails after a 401 is a typed error")
+struct ReauthStoreFailureTests {
+    @Test(
+        "A store that fails when the 401 is handled: NetworkError .authorizationFailed with the store's error; no retry",
+        arguments: TransportKind.all)
+    func storeFailure(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/me") { _ in .text("expired", status: 401) }
+        let auth = FailingStoreAuthService(working: 1)
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {}
+        let service = HTTPNetworkService(transport: reauth, authService: auth)
+
+        do {
+            try await service.requestVoid(
+                to: Endpoint(path: "/me", method: .get, requiresAuth: true),
+                via: DefaultAPIEnvironment(baseURL: server.baseURL))
+            Issue.record("no error")
+        } catch let error as NetworkError {
+            #expect(error.kind == .authorizationFailed, "\(error)")
+            #expect(error.underlyingError is FailingStoreAuthService.StoreDown, "\(error)")
+        } catch {
+            Issue.record("untyped: \(type(of: error)) \(error)")
+        }
+        #expect(server.requests(path: "/me").count == 1, "nothing was retried")
+        #expect(reauth.refreshCount == 0)
+    }
+}
