@@ -65,7 +65,8 @@ public struct RefreshCoordinatorState: Sendable {
     ///   - sentAtEpoch: ``finishedRefreshes`` as read before the request was sent; `nil` when
     ///     unknown, which counts as sent after every refresh so far (a 401 for a credential that
     ///     a refresh handed out again then starts a refresh).
-    ///   - now: The current time, for the loop guard's window.
+    ///   - now: The current time, for the loop guard's window. A refresh that started after
+    ///     `now` (the clock was set back since) no longer counts.
     ///   - vouchedFor: Whether the owner knows `sent` came from its auth service, even if the app
     ///     has replaced it since (`false` by default).
     ///
@@ -85,7 +86,12 @@ public struct RefreshCoordinatorState: Sendable {
             // Sent before the refresh that handed this credential out again had ended.
             return .retryWithCurrentCredentials
         }
-        refreshStarts.removeAll { now.timeIntervalSince($0) >= window }
+        // A start "in the future" means the wall clock was set back since: forgotten, or the
+        // guard would refuse every refresh until the clock caught up again (hours, a day).
+        refreshStarts.removeAll {
+            let age = now.timeIntervalSince($0)
+            return age >= window || age < 0
+        }
         if refreshStarts.count >= maxRefreshes { return .refuseLimitExceeded }
         refreshStarts.append(now)
         refreshingFrom = sent

@@ -63,6 +63,24 @@ struct RefreshCoordinatorStateTests {
         #expect(state.unauthorized(sent: "C", current: "C", now: t0.addingTimeInterval(2)) == .refuseLimitExceeded)
         #expect(state.unauthorized(sent: "C", current: "C", now: t0.addingTimeInterval(60)) == .startRefresh)
     }
+
+    @Test("A wall clock set back (an NTP step, a user changing the time) does not hold the loop guard shut")
+    func clockSetBack() {
+        var state = RefreshCoordinatorState(maxRefreshes: 2, window: 60)
+        let later = t0.addingTimeInterval(86_400)
+        #expect(state.unauthorized(sent: "A", current: "A", now: later) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.unauthorized(sent: "B", current: "B", now: later) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.unauthorized(sent: "C", current: "C", now: later) == .refuseLimitExceeded)
+        // The clock goes back a day: the refreshes "in the future" no longer count; the guard
+        // still counts what happens from then on.
+        #expect(state.unauthorized(sent: "C", current: "C", now: t0) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.unauthorized(sent: "D", current: "D", now: t0.addingTimeInterval(1)) == .startRefresh)
+        state.refreshSucceeded()
+        #expect(state.unauthorized(sent: "E", current: "E", now: t0.addingTimeInterval(2)) == .refuseLimitExceeded)
+    }
 }
 
 @Suite("The refresh state machine when a refresh hands out a credential again")
