@@ -573,11 +573,13 @@ enum Redactor {
         return false
     }
 
-    /// Whether a body reads as form-encoded (`a=1&b=2`): its text holds `=` and no space, and its
-    /// bytes do not look like JSON (a JSON value holding `?v=3` read as a form lost everything
-    /// up to the next `&`). The one rule of log records and cURL commands.
+    /// Whether a body reads as form-encoded (`a=1&b=2`): its text holds `=`, and its bytes do not
+    /// look like JSON (a JSON value holding `?v=3` read as a form lost everything up to the next
+    /// `&`). A raw space does not make it prose: a careless form (`password=hunter 2`) is still
+    /// one, and prose read as a form loses at most the value of a pair named like a secret. The
+    /// one rule of log records and cURL commands.
     static func looksLikeForm<Bytes: Collection<UInt8>>(_ text: String, bytes: Bytes) -> Bool {
-        text.contains("=") && !text.contains(" ") && !looksLikeJSON(bytes)
+        text.contains("=") && !looksLikeJSON(bytes)
     }
 
     /// Whether `bytes` start (after whitespace and a UTF-8 byte-order mark) with `{` or `[`.

@@ -129,6 +129,12 @@ struct RedactorTests {
             Data(#"{"user":{"password":"p","name":"n"},"list":[{"refresh_token":"r"}]}"#.utf8), limit: 1000)
         #expect(json == #"{"list":[{"refresh_token":"<redacted>"}],"user":{"name":"n","password":"<redacted>"}}"#)
         #expect(Redactor.bodyExcerpt(Data("user=a&password=b".utf8), limit: 100) == "user=a&password=<redacted>")
+        // A careless form with a raw space (not `+`) is still a form: the password was logged.
+        #expect(
+            Redactor.bodyExcerpt(Data("user=a b&password=hunter 2".utf8), limit: 100)
+                == "user=a b&password=<redacted>")
+        #expect(
+            Redactor.bodyExcerpt(Data("note=see you&token=t0k en".utf8), limit: 100) == "note=see you&token=<redacted>")
         #expect(
             Redactor.bodyExcerpt(Data(String(repeating: "x", count: 600).utf8), limit: 10).hasPrefix("xxxxxxxxxx… (600")
         )
