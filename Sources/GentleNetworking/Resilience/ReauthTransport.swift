@@ -52,9 +52,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// The loop guard and clock.
     public let policy: ReauthPolicy
 
-    private struct Shared {
+    struct Shared {
         var state: RefreshCoordinatorState
-        var refreshCount = 0
+        /// How many refreshes were started, by any transport sharing this: the last one's number.
+        var refreshNumber = 0
         /// Callers waiting for refresh number `key`, by waiter id.
         var waiters: [Int: [Int: CheckedContinuation<Void, any Error>]] = [:]
         /// Outcomes of the most recent refreshes, by refresh number.
@@ -65,18 +66,33 @@ public final class ReauthTransport: HTTPTransportProtocol {
         var inFlight: Int?
     }
 
-    private let shared: Locked<Shared>
+    /// The refresh bookkeeping this transport shares with every other `ReauthTransport` over
+    /// the same auth service object (see ``init(inner:authService:policy:refreshToken:)``).
+    let coordinator: ReauthCoordinator
+    private var shared: Locked<Shared> { coordinator.shared }
+    /// How many refreshes this transport started.
+    private let started = Locked(0)
 
-    /// The transport whose refresh the current task runs, if any.
+    /// The coordinator whose refresh the current task runs, if any.
     @TaskLocal private static var refreshing: ObjectIdentifier?
 
     /// Creates a re-authenticating transport.
+    ///
+    /// Every `ReauthTransport` over the same auth service *object* (a class instance, such as
+    /// ``SystemKeyChainAuthService`` or ``InMemoryAuthService``) shares one refresh at a time,
+    /// one loop guard and one record of retired credentials: two stacks over one service (one
+    /// for the API, one for uploads) that both get a 401 refresh once, not twice (with rotating
+    /// refresh tokens, the second refresh would present a token the first had spent, and the
+    /// session would be revoked). The first transport made for a service sets the loop guard's
+    /// limits; each refresh runs the closure, and the timeout, of the transport whose 401
+    /// started it. An auth service that is a value (a struct) is not shared.
     ///
     /// - Parameters:
     ///   - inner: The platform's default transport by default.
     ///   - authService: The service whose credential is refreshed.
     ///   - policy: `ReauthPolicy()` by default: at most 3 refreshes per 60 s.
-    ///   - refreshToken: Obtains and saves a new credential. Runs at most once at a time.
+    ///   - refreshToken: Obtains and saves a new credential. Runs at most once at a time, across
+    ///     every transport sharing the auth service.
     public init(
         inner: any HTTPTransportProtocol = DefaultTransport.make(),
         authService: any AuthServiceProtocol,
@@ -87,12 +103,11 @@ public final class ReauthTransport: HTTPTransportProtocol {
         self.authService = authService
         self.refreshToken = refreshToken
         self.policy = policy
-        self.shared = Locked(
-            Shared(state: RefreshCoordinatorState(maxRefreshes: policy.maxRefreshes, window: policy.window)))
+        self.coordinator = ReauthCoordinator.shared(for: authService, policy: policy)
     }
 
     /// How many refreshes this transport has started.
-    public var refreshCount: Int { shared.current.refreshCount }
+    public var refreshCount: Int { started.current }
 
     /// Sends `request`; on a 401 refreshes (shared) and retries once. A 401 from another
     /// origin than the request's (after a redirect) is returned as it is, without a refresh. A
@@ -167,7 +182,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // A request the refresh itself sends (its endpoint on this same stack) that gets a 401
         // is the refresh's failure: waiting for the refresh in flight would wait for itself until
         // the refresh timeout.
-        if Self.refreshing == ObjectIdentifier(self) { return (body, exchanged) }
+        if Self.refreshing == ObjectIdentifier(coordinator) { return (body, exchanged) }
         let data = await drain(body)
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
@@ -180,11 +195,12 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 sent: Self.fingerprint(sent), current: current.map(Self.fingerprint), sentAtEpoch: epoch, now: now,
                 vouchedFor: witness.isServiceCredential(sent, in: authService.headerField))
             if action == .startRefresh {
-                shared.refreshCount += 1
-                shared.inFlight = shared.refreshCount
+                shared.refreshNumber += 1
+                shared.inFlight = shared.refreshNumber
             }
-            return (action, shared.refreshCount)
+            return (action, shared.refreshNumber)
         }
+        if action == .startRefresh { started.withLock { $0 += 1 } }
         switch action {
         case .refuseLimitExceeded:
             let limit = ReauthError(
@@ -247,7 +263,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// `probe` (the request without credentials) is authorized after the refresh, to learn the
     /// fingerprint of the credential it produced.
     private func startRefresh(number: Int, probe: URLRequest) {
-        let id = ObjectIdentifier(self)
+        let id = ObjectIdentifier(coordinator)
         let refresh = Task { [refreshToken, authService] () -> Result<String?, ReauthError> in
             do {
                 // The refresh is not part of the request that started it (a task inherits
@@ -476,3 +492,41 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
 }
 
 extension ReauthTransport: DeferredResponseTransport {}
+
+/// The refresh bookkeeping of the ``ReauthTransport``s over one auth service object: made by
+/// the first, shared by the others while any of them lives.
+final class ReauthCoordinator: Sendable {
+    let shared: Locked<ReauthTransport.Shared>
+
+    init(policy: ReauthPolicy) {
+        shared = Locked(
+            ReauthTransport.Shared(
+                state: RefreshCoordinatorState(maxRefreshes: policy.maxRefreshes, window: policy.window)))
+    }
+
+    /// A live coordinator and the service object it is for (both weak: an entry whose transports
+    /// or service are gone is dropped, so an address reused by a new service never finds it).
+    private struct Entry {
+        weak var service: AnyObject?
+        weak var coordinator: ReauthCoordinator?
+    }
+
+    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+
+    /// The coordinator of the transports over `authService`: the one in use when the service is
+    /// an object other transports already use, else a new one.
+    static func shared(for authService: any AuthServiceProtocol, policy: ReauthPolicy) -> ReauthCoordinator {
+        guard type(of: authService) is AnyClass else { return ReauthCoordinator(policy: policy) }
+        let object = authService as AnyObject
+        let key = ObjectIdentifier(object)
+        return entries.withLock { entries in
+            if let entry = entries[key], entry.service === object, let existing = entry.coordinator {
+                return existing
+            }
+            entries = entries.filter { $0.value.service != nil && $0.value.coordinator != nil }
+            let made = ReauthCoordinator(policy: policy)
+            entries[key] = Entry(service: object, coordinator: made)
+            return made
+        }
+    }
+}

@@ -1,7 +1,8 @@
 import Foundation
-import GentleNetworking
 import GentleNetworkingTesting
 import Testing
+
+@testable import GentleNetworking
 
 /// A refresh that fails for a reason that says nothing about the credential (the token endpoint
 /// unreachable or answering 503, the refresh timeout) signs nobody out: the call throws the 401
@@ -143,5 +144,68 @@ struct ReauthStoreFailureTests {
         }
         #expect(server.requests(path: "/me").count == 1, "nothing was retried")
         #expect(reauth.refreshCount == 0)
+    }
+}
+
+@Suite("ReauthTransport: one refresh at a time per auth service, across stacks")
+struct ReauthSharedServiceTests {
+    @Test(
+        "Two stacks over one auth service that get a 401 together refresh once (a rotating refresh token is spent once)"
+    )
+    func twoStacksOneRefresh() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", prefix: "/me") { request in
+            request.header("Authorization") == "Bearer new-token"
+                ? .json(#"{"id":1,"property":"ok"}"#) : .text("expired", status: 401)
+        }
+        server.route("POST", "/token") { _ in
+            LoopbackResponse.json(#"{"access_token":"new-token"}"#).with { $0.delayBeforeHeaders = 1 }
+        }
+        let auth = InMemoryAuthService(token: "old-token")
+        let refresh: @Sendable () async throws -> Void = {
+            let tokenService = HTTPNetworkService(transport: URLSessionTransport(session: makeIsolatedSession()))
+            try await tokenService.requestVoid(
+                to: Endpoint(path: "/token", method: .post), via: DefaultAPIEnvironment(baseURL: server.baseURL))
+            try await auth.saveAccessToken("new-token")
+        }
+        var stacks: [ReauthTransport] = []
+        for kind in TransportKind.all + TransportKind.all {
+            stacks.append(ReauthTransport(inner: try kind.make(), authService: auth, refreshToken: refresh))
+        }
+        let services = stacks.map { HTTPNetworkService(transport: $0, authService: auth) }
+
+        try await withThrowingTaskGroup(of: Model.self) { group in
+            for (index, service) in services.enumerated() {
+                group.addTask {
+                    try await service.request(
+                        to: Endpoint(path: "/me/\(index)", method: .get, requiresAuth: true),
+                        via: DefaultAPIEnvironment(baseURL: server.baseURL))
+                }
+            }
+            for try await model in group { #expect(model.property == "ok") }
+        }
+
+        #expect(server.requests(path: "/token").count == 1, "one refresh for the service, whichever stack")
+        #expect(stacks.map(\.refreshCount).reduce(0, +) == 1)
+        let firstTries = server.receivedRequests.filter {
+            $0.path.hasPrefix("/me") && $0.header("Authorization") == "Bearer old-token"
+        }
+        #expect(firstTries.count == services.count, "each stack's first try got its 401 during the refresh")
+    }
+
+    @Test("Separate auth service objects keep separate refreshes")
+    func separateServices() async throws {
+        let first = ReauthTransport(authService: InMemoryAuthService(token: "a")) {}
+        let second = ReauthTransport(authService: InMemoryAuthService(token: "a")) {}
+        #expect(first.coordinator !== second.coordinator)
+        let auth = InMemoryAuthService(token: "a")
+        let third = ReauthTransport(authService: auth) {}
+        let fourth = ReauthTransport(authService: auth) {}
+        #expect(third.coordinator === fourth.coordinator)
+        // A struct service is a value: nothing to share by.
+        let fifth = ReauthTransport(authService: APIKeyAuthService(key: "k")) {}
+        let sixth = ReauthTransport(authService: APIKeyAuthService(key: "k")) {}
+        #expect(fifth.coordinator !== sixth.coordinator)
     }
 }
