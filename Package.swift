@@ -48,7 +48,7 @@ let package = Package(
         // A child process for tests that measure peak memory against hostile servers.
         .executableTarget(
             name: "gentle-probe",
-            dependencies: ["GentleNetworking", "YNetwork"]
+            dependencies: ["GentleNetworking", "YNetwork", "JustNetworking"]
         ),
         .executableTarget(
             name: "gentle-bench",

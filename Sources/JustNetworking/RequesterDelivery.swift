@@ -15,7 +15,11 @@ enum RequesterDelivery {
         for request: T, response: @escaping RequestResponse<T.Response>
     ) -> URLRequest? {
         do {
-            let urlRequest = try request.makeURLRequest()
+            var urlRequest = try request.makeURLRequest()
+            // Any Double is a timeout: a session's own data task (Apple platforms, or a session
+            // with a delegate on Linux) gets one corelibs cannot trap on (NaN and infinity did);
+            // NaN, zero and negative values mean the default, as on every transport.
+            urlRequest.timeoutInterval = Clamp.timeout(urlRequest.timeoutInterval) ?? 60
             // Sent as every transport sends it, whichever requester runs it.
             do throws(TransportError) {
                 return try RequestValidator.prepared(urlRequest)

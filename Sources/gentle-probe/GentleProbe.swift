@@ -13,7 +13,8 @@ import GentleNetworking
 ///
 /// With `persist-writer` as its first argument it is instead the writer of the kill -9 tests
 /// (see ``PersistenceWriter``); with `download-fsize`, a download under a file size limit (see
-/// ``DownloadUnderFileSizeLimit``).
+/// ``DownloadUnderFileSizeLimit``); with `timeout`, one request with a session or request
+/// timeout corelibs could trap on (see ``TimeoutProbe``).
 @main
 struct GentleProbe {
     struct Outcome: Encodable {
@@ -31,6 +32,9 @@ struct GentleProbe {
         }
         if arguments.count > 1, arguments[1] == "download-fsize" {
             await DownloadUnderFileSizeLimit.run(Array(arguments.dropFirst(2)))
+        }
+        if arguments.count > 1, arguments[1] == "timeout" {
+            await TimeoutProbe.run(Array(arguments.dropFirst(2)))
         }
         guard arguments.count == 4, let url = URL(string: arguments[2]), let limit = Int64(arguments[3]) else {
             FileHandle.standardError.write(Data("usage: gentle-probe <curl|urlsession> <url> <max-body-bytes>\n".utf8))

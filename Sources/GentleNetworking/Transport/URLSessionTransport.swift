@@ -100,6 +100,21 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     }
 
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+        /// Why `session` cannot be handed a request, when its configuration's request timeout is
+        /// one corelibs traps on (NaN, infinite, or beyond an `Int` of milliseconds: it converts
+        /// it to one before it reads the request's own) and the session is used as it is (it has
+        /// a delegate of its own; a routed session gets a clamped copy).
+        private static func unusableTimeout(of session: URLSession) -> TransportError? {
+            guard session.delegate != nil else { return nil }
+            let seconds = session.configuration.timeoutIntervalForRequest
+            guard !(abs(seconds) <= 1e15) else { return nil }
+            return TransportError(
+                .invalidRequest, url: nil,
+                message:
+                    "The session's timeoutIntervalForRequest (\(seconds)) cannot be used on Linux: corelibs would trap on it. Use a finite value."
+            )
+        }
+
         /// The routed session, made the first time it is needed (corelibs may block creating it).
         private static func routedSession(
             _ routed: Locked<RoutedSession>, for session: URLSession
@@ -116,6 +131,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     // `configurationHeaders`); a copy, so the caller's session is not changed.
                     let configuration = session.configuration.copy() as? URLSessionConfiguration
                     configuration?.httpAdditionalHeaders = nil
+                    // corelibs converts the request timeout to an integer before anything else,
+                    // whatever the request's own: NaN or infinity trapped on the first request.
+                    configuration?.timeoutIntervalForRequest =
+                        Clamp.timeout(session.configuration.timeoutIntervalForRequest) ?? 60
+                    configuration?.timeoutIntervalForResource =
+                        Clamp.timeout(session.configuration.timeoutIntervalForResource) ?? 604_800
                     let routedSession = URLSession(
                         configuration: configuration ?? session.configuration, delegate: router, delegateQueue: nil)
                     state = .made(routedSession, router)
@@ -182,6 +203,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             var sent = try RequestValidator.prepared(try await RequestBodyStream.reading(request))
         #else
+            if let problem = Self.unusableTimeout(of: session) { throw problem }
             var withHeaders = try await RequestBodyStream.reading(request)
             try configurationHeaders.add(to: &withHeaders)
             var sent = try RequestValidator.prepared(withHeaders)
