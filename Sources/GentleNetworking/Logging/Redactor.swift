@@ -3,10 +3,10 @@ import Foundation
 /// Removes credentials from what is logged or quoted in errors: header values, query values
 /// and JSON or form fields whose names say they hold a secret (tokens, passwords, API keys,
 /// sessions, cookies).
-enum Redactor {
+package enum Redactor {
     static let placeholder = "<redacted>"
 
-    static let sensitiveHeaders: Set<String> = [
+    package static let sensitiveHeaders: Set<String> = [
         "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
         "x-auth-token", "x-access-token", "x-csrf-token", "x-amz-security-token", "x-auth-key",
         "ocp-apim-subscription-key", "x-functions-key",
@@ -64,7 +64,7 @@ enum Redactor {
     /// ASCII names (nearly all) are lowercased and searched byte by byte, without allocating. A
     /// name with any other byte takes Unicode lowercasing, which can turn a non-ASCII letter into
     /// an ASCII one (the Kelvin sign `K` becomes `k`), so such a name cannot hide `token`.
-    static func isSensitiveName(_ name: String) -> Bool {
+    package static func isSensitiveName(_ name: String) -> Bool {
         var name = name
         let ascii: Bool? = name.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
@@ -189,7 +189,7 @@ enum Redactor {
     }
 
     /// The header value to log: the auth scheme is kept (`Bearer <redacted>`), the secret is not.
-    static func headerValue(name: String, value: String) -> String {
+    package static func headerValue(name: String, value: String) -> String {
         let lowered = name.lowercased()
         guard sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) else { return value }
         if lowered.hasSuffix("authorization"), let space = value.firstIndex(of: " ") {
@@ -700,7 +700,7 @@ enum Redactor {
         return String(decoding: token.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    static func redactJSON(_ value: Any) -> Any {
+    package static func redactJSON(_ value: Any) -> Any {
         redactJSON(value, nestedJSONLeft: 2)
     }
 

@@ -56,7 +56,9 @@ extension HTTPNetworkService {
             body.cancel()
             log?.response(response, body: data, metrics: recorder?.snapshot())
             await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request, witness: witness)
-            throw statusError(response, data: data, request: request)
+            // Scrubbed of a token a refresh put on the retried request too, as on every path.
+            let sent = request.carryingForScrubbing(witness?.refreshedCredentials ?? [])
+            throw statusError(response, data: data, request: sent)
         }
         // The head is logged; the body is the caller's to read, so it is not.
         log?.response(response, body: Data(), metrics: recorder?.snapshot())

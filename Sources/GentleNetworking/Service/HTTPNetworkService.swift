@@ -130,7 +130,11 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             secrets: secrets(of: request))
         return NetworkError(
             .decodingFailed, message: failure.description, url: response.url,
-            response: HTTPErrorResponse(response, body: data), decodingFailure: failure, underlyingError: error)
+            response: HTTPErrorResponse(response, body: data), decodingFailure: failure,
+            // The decoder's own error quotes the server's values (an echoed token, a 50 MB enum
+            // value): its case and coding path, its texts cut and scrubbed.
+            underlyingError: DecodingFailure.sanitized(error, sentWith: request, alsoHeaders: [authService.headerField])
+        )
     }
 
     /// Sends `endpoint`, decodes the 2xx body as `Model`, and also returns the response and the

@@ -107,7 +107,8 @@ public struct MockNetworkService: NetworkServiceProtocol {
             let failure = DecodingFailure.from(
                 error, modelType: String(describing: Model.self), statusCode: 200, body: data)
             throw NetworkError(
-                .decodingFailed, message: failure.description, decodingFailure: failure, underlyingError: error)
+                .decodingFailed, message: failure.description, decodingFailure: failure,
+                underlyingError: DecodingFailure.sanitized(error, sentWith: nil))
         }
     }
 }

@@ -113,7 +113,7 @@ public enum RequestValidator {
     ///
     /// The transport frames the body (`Content-Length`, or chunks for a body stream), so a
     /// caller's own framing is at best redundant: a `Content-Length` equal to `bodyLength` is
-    /// dropped; a different or malformed one, or any `Transfer-Encoding`, is refused. Sent as
+    /// dropped; a different or malformed one, or any `Transfer-Encoding` or `Host`, is refused. Sent as
     /// given, a shorter length left the rest of the body on the connection (read as the start
     /// of the next request on it), a longer one held the server waiting until the idle timeout,
     /// on both transports. `bodyLength` is `nil` when the body is a stream of unknown length:
@@ -127,6 +127,15 @@ public enum RequestValidator {
             throw TransportError(
                 .invalidRequest, url: url,
                 message: "The request sets Transfer-Encoding; the transport frames the body itself. Not sent.")
+        }
+        // The URL names the server; a `Host` of the caller's would send the request (and its
+        // credentials) to another virtual host behind the same front end, over the connection
+        // and the pins made for the URL's host, and follow every redirect to another origin.
+        // libcurl and corelibs sent it; Apple's URLSession ignores it.
+        if name.equalsIgnoringASCIICase("Host") {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message: "The request sets Host; the transport sets it from the URL. Not sent.")
         }
         guard name.equalsIgnoringASCIICase("Content-Length") else { return false }
         guard let bodyLength else { return false }

@@ -132,7 +132,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         if has(
             "received http/0.9", "unsupported response code", "weird server reply", "unsupported http version",
             "invalid status line", "chunked-encoded data", "hexadecimal", "content-length",
-            "unrecognized content encoding",
+            "unrecognized content encoding", "content encodings",
             "error while processing content unencoding", "invalid http header", "header without colon",
             // corelibs' header callback refused a line it could not parse (such as one of spaces).
             "failed writing header")

@@ -220,6 +220,22 @@ struct HostileServerTransportTests {
     }
 
     @Test(
+        "More than five stacked Content-Encodings is .badResponse (corelibs' text was .other)",
+        arguments: TransportKind.all)
+    func stackedContentEncodings(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route(
+            "/stacked",
+            .raw(
+                Data(
+                    "HTTP/1.1 200 OK\r\nContent-Encoding: gzip, gzip, gzip, gzip, gzip, gzip\r\nContent-Length: 2\r\n\r\nok"
+                        .utf8)))
+        let error = await failure(of: URLRequest(url: server.url("/stacked")), on: try makeHostileTransport(kind))
+        #expect(error.map(transportCode) == .badResponse, "\(String(describing: error))")
+    }
+
+    @Test(
         "An unrequested 101 Switching Protocols is .badResponse for data and streams, within the timeout",
         arguments: TransportKind.all)
     func unrequestedSwitchingProtocols(kind: TransportKind) async throws {

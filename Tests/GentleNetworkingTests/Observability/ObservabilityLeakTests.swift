@@ -331,6 +331,65 @@ struct ObservabilityLeakTests {
         }
     }
 
+    enum Role: String, Decodable { case admin, member }
+    struct Member: Decodable { let role: Role }
+
+    @Test(
+        "Errors: a streamed 403 echoing a refreshed token, and a decoder's own error quoting a token or 1 MB value",
+        arguments: TransportKind.all)
+    func streamAndDecoderErrors(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/stream") { request in
+            guard request.header("Authorization") == "Bearer NEWSEKRIT-TOKEN" else {
+                return .json(#"{"error":"expired"}"#, status: 401)
+            }
+            return .json(#"{"msg":"token NEWSEKRIT-TOKEN lacks scope"}"#, status: 403)
+        }
+        server.route("GET", "/role") { request in
+            .json(#"{"role":"\#(request.header("Authorization") ?? "")"}"#)
+        }
+        server.route("GET", "/huge-role") { _ in .json(#"{"role":""# + String(repeating: "r", count: 1 << 20) + #""}"#)
+        }
+        let auth = InMemoryAuthService(token: "OLDSEKRIT-TOKEN")
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {
+            try await auth.keyChainStore.save("NEWSEKRIT-TOKEN", forKey: "accessToken")
+        }
+        let service = HTTPNetworkService(transport: reauth, authService: auth)
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        func texts(_ error: any Error) -> [String] {
+            let underlying = (error as? NetworkError)?.underlyingError
+            return [
+                String(describing: error), String(reflecting: error), (error as? NetworkError)?.message ?? "",
+                underlying.map { String(describing: $0) } ?? "", underlying.map { String(reflecting: $0) } ?? "",
+            ]
+        }
+        var shown: [String] = []
+        do {
+            _ = try await service.stream(
+                to: Endpoint(path: "/stream", method: .get, requiresAuth: true), via: environment)
+            Issue.record("the 403 did not throw")
+        } catch {
+            shown += texts(error)
+        }
+        do {
+            let _: Member = try await service.request(
+                to: Endpoint(path: "/role", method: .get, requiresAuth: true), via: environment)
+            Issue.record("the role decoded")
+        } catch {
+            shown += texts(error)
+        }
+        #expect(!shown.contains { $0.contains("SEKRIT") }, "\(shown)")
+        do {
+            let _: Member = try await service.request(to: Endpoint(path: "/huge-role", method: .get), via: environment)
+            Issue.record("the role decoded")
+        } catch {
+            let longest = texts(error).map(\.utf8.count).max() ?? 0
+            #expect(longest < 16_384, "an error text of \(longest) bytes")
+            #expect((error as? NetworkError)?.underlyingError is DecodingError, "its case and path are kept")
+        }
+    }
+
     @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
     func noFormOnJSONAndPlainUser() throws {
         let request = URLRequest(

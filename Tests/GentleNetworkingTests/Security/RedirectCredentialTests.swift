@@ -216,3 +216,34 @@ struct RedirectCredentialTests {
         #expect(landed.header("Authorization") == nil, "\(Self.everything([landed]))")
     }
 }
+
+/// A `Host` of the caller's would take the request, and its credentials, to another virtual host
+/// behind the same front end (libcurl and corelibs sent it; Apple's URLSession ignores it).
+@Suite("A caller's Host header is refused before anything is sent")
+struct CallerHostHeaderTests {
+    @Test(
+        "Endpoint headers and a plain request with Host: .invalidRequest on every transport, nothing sent",
+        arguments: TransportKind.all)
+    func refused(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, prefix: "/") { _ in .status(204) }
+        let service = HTTPNetworkService(
+            transport: try kind.make(), authService: InMemoryAuthService(token: "host-secret"))
+        for name in ["Host", "host", "HOST"] {
+            do {
+                try await service.requestVoid(
+                    to: Endpoint(path: "/me", method: .get, requiresAuth: true, headers: [name: "tenant-b.example"]),
+                    via: DefaultAPIEnvironment(baseURL: server.baseURL))
+                Issue.record("\(name): sent")
+            } catch let error as NetworkError {
+                #expect(error.kind == .invalidRequest, "\(error)")
+                #expect(!String(describing: error).contains("tenant-b"), "the value is not echoed: \(error)")
+            }
+            var request = URLRequest(url: server.url("/plain"))
+            request.setValue("tenant-b.example", forHTTPHeaderField: name)
+            await #expect(throws: TransportError.self) { _ = try await kind.make().data(for: request) }
+        }
+        #expect(server.receivedRequests.isEmpty, "\(server.receivedRequests.map(\.headers))")
+    }
+}
