@@ -39,19 +39,19 @@ enum PrettyJSON {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             return nil
         }
-        return reindented(data, limit: limit) ?? text(object: object, sourceBytes: data.count)
+        return reindented(data, limit: limit) ?? text(object: object, limit: limit)
     }
 
-    /// `object` (from `JSONSerialization`) pretty-printed with sorted keys; compact when
-    /// `sourceBytes` (the size it was parsed from) is over 1 MiB, as its indented form could be
-    /// hundreds of times larger.
-    static func text(object: Any, sourceBytes: Int = 0) -> String? {
-        let options: JSONSerialization.WritingOptions =
-            sourceBytes > 1 << 20
-            ? [.sortedKeys, .fragmentsAllowed] : [.prettyPrinted, .sortedKeys, .fragmentsAllowed]
-        guard let pretty = try? JSONSerialization.data(withJSONObject: object, options: options)
+    /// `object` (from `JSONSerialization`) pretty-printed with sorted keys, at most `limit`
+    /// bytes: written compact (about the size it was parsed from), then re-indented in one
+    /// capped pass. (Pretty-printed by `JSONSerialization`, a 1 MiB UTF-16 body nested 512 deep
+    /// made 269 MB of indentation before any limit could apply.)
+    static func text(object: Any, limit: Int = maxOutputBytes) -> String? {
+        guard
+            let compact = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
         else { return nil }
-        return String(decoding: pretty, as: UTF8.self)
+        return reindented(compact, limit: limit)
     }
 
     /// Valid UTF-8 JSON text laid out like `.prettyPrinted`, tokens kept as written; `nil` for

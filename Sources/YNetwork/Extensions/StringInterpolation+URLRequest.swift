@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -15,9 +16,9 @@ extension String.StringInterpolation {
     /// scheme is kept: `Bearer <redacted>`), `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and
     /// of any header, query item or JSON key whose name mentions a token, password, secret, API
     /// key, session, signature, credential or cookie become `<redacted>` (in the query, and in a
-    /// fragment written as a form, `#access_token=…`), as does a password in the URL
-    /// (percent-encoded there). A JSON body above 64 KiB is not parsed and is shown by
-    /// its length only.
+    /// fragment written as a form, `#access_token=…`), by the same rules as the library's log
+    /// records; the URL's user info is left out. A JSON body above 64 KiB is not parsed and is
+    /// shown by its length only.
     public mutating func appendInterpolation(request: URLRequest) {
         appendLiteral(RequestDescription.text(request))
     }
@@ -51,30 +52,25 @@ enum RequestDescription {
         return items.joined(separator: "\t")
     }
 
-    /// Whether a header, query item or JSON key named `name` holds a credential.
+    /// Whether a header, query item or JSON key named `name` holds a credential: by the rules of
+    /// the library's log records (`Redactor`), so this text never shows what a record hides.
     static func isSensitive(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        if ["authorization", "proxy-authorization", "auth", "sid"].contains(lowered) { return true }
-        let fragments = [
-            "token", "password", "passwd", "secret", "apikey", "api_key", "api-key", "session", "signature",
-            "credential", "cookie",
-        ]
-        return fragments.contains { lowered.contains($0) }
+        Redactor.isSensitiveName(name) || Redactor.sensitiveHeaders.contains(name.lowercased())
     }
 
     static func redacted(header name: String, value: String) -> String {
-        guard isSensitive(name) else { return value }
-        if name.lowercased().hasSuffix("authorization"), let space = value.firstIndex(of: " ") {
-            return String(value[..<space]) + " " + placeholder
-        }
-        return placeholder
+        Redactor.headerValue(name: name, value: value)
     }
 
     static func redacted(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return placeholder
         }
-        if components.password != nil { components.password = placeholder }
+        // The user info goes whole: a user name can be the secret (`https://ghp_TOKEN@host`).
+        if components.user != nil || components.password != nil {
+            components.user = nil
+            components.password = nil
+        }
         if let items = components.queryItems {
             components.queryItems = items.map { item in
                 isSensitive(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: placeholder) : item
@@ -93,15 +89,6 @@ enum RequestDescription {
     }
 
     static func redacted(json: Any) -> Any {
-        switch json {
-        case let object as [String: Any]:
-            var result: [String: Any] = [:]
-            for (key, value) in object { result[key] = isSensitive(key) ? placeholder : redacted(json: value) }
-            return result
-        case let array as [Any]:
-            return array.map(redacted(json:))
-        default:
-            return json
-        }
+        Redactor.redactJSON(json)
     }
 }

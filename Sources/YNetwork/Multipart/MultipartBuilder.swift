@@ -47,18 +47,27 @@ extension MultipartBuilder {
     ///
     /// - Throws: ``MultipartError/invalidBoundary(_:)`` for a boundary RFC 2046 does not allow;
     ///   ``MultipartError/unreadableFile(_:)`` when a file's size cannot be read (or it is not a
-    ///   regular file).
+    ///   regular file), or when the sizes add up past `Int64.max` (a sparse file of exabytes: the
+    ///   sum trapped).
     public func contentLength() throws -> Int64 {
         try BoundaryScanner.validate(boundary)
         var total = Int64("--\(boundary)--\r\n".utf8.count)
         for (name, part) in parts {
-            total += Int64("--\(boundary)\r\n".utf8.count + part.head(name: name).utf8.count + 2)
+            let head = Int64("--\(boundary)\r\n".utf8.count + part.head(name: name).utf8.count + 2)
+            let size: Int64
             do {
-                total += try part.contentLength()
+                size = try part.contentLength()
             } catch {
                 if case .file(let info) = part, let url = info.fileURL { throw MultipartError.unreadableFile(url) }
                 throw error
             }
+            let (withHead, overflowHead) = total.addingReportingOverflow(head)
+            let (sum, overflow) = withHead.addingReportingOverflow(size)
+            guard !overflowHead, !overflow else {
+                if case .file(let info) = part, let url = info.fileURL { throw MultipartError.unreadableFile(url) }
+                throw MultipartError.cannotWrite(URL(fileURLWithPath: NSTemporaryDirectory()))
+            }
+            total = sum
         }
         return total
     }

@@ -12,8 +12,11 @@ public struct HttpError: Error, Sendable, CustomStringConvertible {
     public let statusCode: Int
     /// The response headers, as the response spelled them.
     public let headers: [String: String]
-    /// The body, read as JSON where possible.
+    /// The body, read as JSON where possible: a body of at most ``maxParsedBytes``; a larger one
+    /// is `.raw` (parsed, 100 MiB of `[0,0,…]` took about 3 GB as Foundation objects).
     public let body: HttpResponseType
+    /// The largest body ``body`` parses as JSON: 1 MiB.
+    public static let maxParsedBytes = 1 << 20
     /// The body, exactly as received.
     public let data: Data
 
@@ -27,7 +30,7 @@ public struct HttpError: Error, Sendable, CustomStringConvertible {
         self.statusCode = statusCode
         self.headers = headers
         self.data = data
-        self.body = data.toHttpResponse()
+        self.body = data.count <= Self.maxParsedBytes ? data.toHttpResponse() : .raw(data)
     }
 
     /// Such as `HTTP 404 (12 bytes)`; the body itself is left out, as it may hold personal data.

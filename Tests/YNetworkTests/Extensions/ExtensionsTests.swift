@@ -95,6 +95,18 @@ struct InterpolationTests {
         #expect(PrettyJSON.maxOutputBytes == 16 << 20)
     }
 
+    @Test("\\(json:) of deeply nested UTF-16 JSON stops at its output limit too (269 MB of text before)")
+    func deepUTF16JSONIsBounded() throws {
+        let depth = 400
+        var body = String(repeating: "[", count: depth)
+        body += Array(repeating: "0", count: 20_000).joined(separator: ",")
+        body += String(repeating: "]", count: depth)
+        let utf16 = try #require(body.data(using: .utf16BigEndian))
+        let text = try #require(PrettyJSON.text(utf16, limit: 1 << 16))
+        #expect(text.utf8.count <= (1 << 16) + 200)
+        #expect(text.hasSuffix("bytes of the JSON not shown)"), "\(text.suffix(120))")
+    }
+
     @Test("\\(json:) keeps the keys in the order the data has them, and strings and numbers as written")
     func jsonOrder() {
         let body = #"{"name": "Durian", "points": 600, "ratio": 1.50, "note": "a\/b \"q\" , : { ["}"#
@@ -155,14 +167,29 @@ struct InterpolationTests {
         request.setValue("pr0xy", forHTTPHeaderField: "Proxy-Authorization")
         request.setValue("x-k3y", forHTTPHeaderField: "X-API-Key")
         request.setValue("visible", forHTTPHeaderField: "X-Trace")
-        request.httpBody = Data(#"{"user":"ada","password":"pa55word","nested":[{"refresh_token":"r3fresh"}]}"#.utf8)
+        // What the library's log records hide is hidden here too (these were printed).
+        request.setValue("auth-k3y", forHTTPHeaderField: "X-Auth-Key")
+        request.setValue("apim-k3y", forHTTPHeaderField: "Ocp-Apim-Subscription-Key")
+        request.httpBody = Data(
+            #"{"user":"ada","password":"pa55word","nested":[{"refresh_token":"r3fresh"}],"jwt":"eyJ-jwt","private_key":"pk-1","upload":"https://s3.example/u?X-Amz-Signature=s1gnature"}"#
+                .utf8)
 
         let text = "\(request: request)"
+        var google = URLRequest(
+            url: try #require(URL(string: "https://ghp_US3RT0KEN@maps.example.com/v1?key=AIzaK3Y&sig=S1G")))
+        google.httpMethod = "GET"
+        let other = "\(request: google)"
 
         for secret in [
             "hunter2", "K3Y-VALUE", "T0KEN", "s3cr3t-bearer", "c00kie-value", "pr0xy", "x-k3y", "pa55word", "r3fresh",
-            "FR4G",
+            "FR4G", "auth-k3y", "apim-k3y", "eyJ-jwt", "pk-1", "s1gnature",
         ] {
+            #expect(!text.contains(secret), "\(secret) leaked: \(text)")
+        }
+        for secret in ["US3RT0KEN", "AIzaK3Y", "S1G"] {
+            #expect(!other.contains(secret), "\(secret) leaked: \(other)")
+        }
+        for secret in [String]() {
             #expect(!text.contains(secret), "\(secret) leaked: \(text)")
         }
         #expect(text.contains("Bearer <redacted>"))
