@@ -296,6 +296,13 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
+        // An interim response (100 Continue, 103 Early Hints), which corelibs hands over as a
+        // response: the final one follows (CurlTransport waits for it too).
+        if (100..<200).contains(http.statusCode), http.statusCode != 101, state.withLock({ $0.redirectFailure == nil })
+        {
+            completionHandler(.allow)
+            return
+        }
         // A redirect that was not followed (a loop, too many hops) fails the call here, before a
         // stream's caller gets the 3xx as its response (CurlTransport throws before it returns).
         if let error = state.withLock({ $0.redirectFailure }) ?? check(http) {

@@ -220,6 +220,46 @@ struct HostileServerTransportTests {
     }
 
     @Test(
+        "A second status line inside a head is .badResponse on every transport (libcurl read it as a field)",
+        arguments: TransportKind.all)
+    func statusLineInsideHead(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route(
+            "/te-then-cl",
+            .raw(
+                Data(
+                    ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nHTTP/1.1 200 OK: x\r\nContent-Length: 5\r\n\r\n"
+                        + "5\r\nhello\r\n0\r\n\r\n").utf8)))
+        server.route(
+            "/ends-on-100",
+            .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nHTTP/1.1 100 Continue:\r\n\r\n".utf8)))
+        let transport = try makeHostileTransport(kind)
+        for path in ["/te-then-cl", "/ends-on-100"] {
+            let error = await failure(of: URLRequest(url: server.url(path)), on: transport)
+            #expect(error.map(transportCode) == .badResponse, "\(path): \(String(describing: error))")
+        }
+    }
+
+    @Test(
+        "Interim 100 and 103 responses before the final one: the final response, on every transport",
+        arguments: TransportKind.all)
+    func interimResponses(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route(
+            "/early-hints",
+            .raw(
+                Data(
+                    ("HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                        + "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").utf8)))
+        let (data, response) = try await makeHostileTransport(kind).data(
+            for: URLRequest(url: server.url("/early-hints")))
+        #expect(response.statusCode == 200)
+        #expect(data == Data("ok".utf8))
+    }
+
+    @Test(
         "More than five stacked Content-Encodings is .badResponse (corelibs' text was .other)",
         arguments: TransportKind.all)
     func stackedContentEncodings(kind: TransportKind) async throws {

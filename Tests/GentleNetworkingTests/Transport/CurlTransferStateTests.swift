@@ -89,6 +89,29 @@ struct CurlTransferStateTests {
     }
 
     @Test(
+        "A status line inside a head is .badResponse: it does not reset the framing seen, nor end on a 1xx",
+        arguments: [
+            ["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", "HTTP/1.1 200 OK: x", "Content-Length: 5", ""],
+            ["HTTP/1.1 200 OK", "Content-Length: 27", "HTTP/1.1 200 OK", "Content-Length: 47", ""],
+            ["HTTP/1.1 200 OK", "Content-Length: 0", "HTTP/1.1 100 Continue:", ""],
+        ])
+    func statusLineInsideHead(lines: [String]) {
+        var state = makeState()
+        let actions = feed(&state, lines)
+        #expect(actions.abort)
+        #expect(state.failure?.code == .badResponse)
+        let end = state.finished(libcurlFailure: nil)
+        #expect(failureCode(end) == .badResponse)
+    }
+
+    @Test("A transfer that ends after a 1xx head only has no response: .badResponse")
+    func endsOnInterimHead() {
+        var state = makeState()
+        #expect(!feed(&state, ["HTTP/1.1 103 Early Hints", "Link: </a.css>", ""]).abort)
+        #expect(failureCode(state.finished(libcurlFailure: nil)) == .badResponse)
+    }
+
+    @Test(
         "A 101 Switching Protocols (never asked for) ends the transfer as .badResponse, on every sink",
         arguments: [CurlTransferState.SinkKind.memory, .stream])
     func switchingProtocols(sink: CurlTransferState.SinkKind) {

@@ -155,6 +155,10 @@ struct CurlTransferState: Sendable {
     private(set) var streamEnded = false
     /// Whether the final head (status ≥ 200) was complete.
     private(set) var headComplete = false
+    /// Whether the next line is a head's first (the start, or after a 1xx head's blank line):
+    /// the only place a status line may be. libcurl reads an `HTTP/…` line anywhere else as an
+    /// ordinary field.
+    private(set) var awaitingStatusLine = true
     private var contentLength: Int64?
     private var hasTransferEncoding = false
     let url: URL?
@@ -195,10 +199,19 @@ struct CurlTransferState: Sendable {
             return Actions()
         }
         let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        let startsHead = awaitingStatusLine
+        awaitingStatusLine = false
         // A new status line starts a new head, after 1xx interim responses only: after a final
         // head, libcurl passes a chunked body's trailers here, and a trailer written as a status
         // line (`HTTP/1.1 302 Found:`) must not replace the response.
         if !headComplete, Self.isStatusLine(line) {
+            // Inside a head it is a contradiction, not a new head: taken as one, it reset the
+            // framing seen so far (`Transfer-Encoding` then `Content-Length` passed the check)
+            // and could end the exchange with a 1xx as its response. corelibs refuses it too.
+            guard startsHead else {
+                return abort(
+                    TransportError(.badResponse, url: url, message: "The response head has a second status line."))
+            }
             head = CurlResponseHead()
             headerCount = 0
             contentLength = nil
@@ -289,8 +302,9 @@ struct CurlTransferState: Sendable {
             failure = error
             return end(caller: .failure(error), stream: .failure(error))
         }
-        guard (100...999).contains(head.statusCode) else {
-            let error = TransportError(.badResponse, url: url, message: "The server sent no valid status line.")
+        // A 1xx is never the response: the exchange ended without a final head.
+        guard (200...999).contains(head.statusCode) else {
+            let error = TransportError(.badResponse, url: url, message: "The server sent no valid final status line.")
             failure = error
             return end(caller: .failure(error), stream: .failure(error))
         }
@@ -352,6 +366,7 @@ struct CurlTransferState: Sendable {
             guard (100..<200).contains(head.statusCode) else {
                 return abort(TransportError(.badResponse, url: url, message: "The server sent no valid status line."))
             }
+            awaitingStatusLine = true
             return Actions()  // 1xx: the final head follows
         }
         if !headComplete {
