@@ -43,6 +43,31 @@ struct StreamDeadlineTests {
         #expect(server.completedResponseCount == 0)
     }
 
+    #if canImport(CCurl)
+        /// The limit is crossed by bytes libcurl held back while the stream was paused and hands
+        /// over when it resumes: the refusal then comes back from `curl_easy_pause`, and libcurl
+        /// neither ends the transfer nor calls again. Unfinished, the reader waited for the idle
+        /// timeout (150 s here; the bound leaves a starved parallel run its stalls).
+        @Test("A stream's byte limit crossed on resume ends the stream at once with .responseTooLarge (libcurl)")
+        func limitCrossedOnResume() async throws {
+            let server = try HostileServer()
+            defer { server.shutdown() }
+            let head = Data("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+            server.route("/burst", .rawThenHold(head + Data(repeating: 0x61, count: 100 << 10)))
+            let transport = try CurlTransport()
+            var request = URLRequest(url: server.url("/burst"))
+            request.timeoutInterval = 150
+            let started = Date()
+            let (stream, _) = try await transport.stream(for: request, bufferSize: 64 << 10, maxBytes: 100_000)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            let (bytes, error) = await Self.read(stream)
+            let elapsed = Date().timeIntervalSince(started)
+            #expect((error as? TransportError)?.code == .responseTooLarge, "\(String(describing: error))")
+            #expect(bytes <= 100_000)
+            #expect(elapsed < 100, "at once, not at the 150 s idle timeout: \(elapsed) s")
+        }
+    #endif
+
     @Test(
         "A stream that never goes quiet still ends at the transport's total deadline with .timedOut",
         arguments: TransportKind.all)

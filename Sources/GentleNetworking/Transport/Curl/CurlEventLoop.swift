@@ -212,9 +212,21 @@
                 startWaitingTransfers()
                 if !resumptions.isEmpty {
                     let wanted = Set(resumptions)
+                    var failed: [(CurlEasyRequest, CURLcode)] = []
                     for request in running.values where wanted.contains(request.transferNumber) {
                         request.resuming()
-                        curl_easy_pause(request.handle, CURLPAUSE_CONT)
+                        // Resuming delivers what libcurl held back while paused, here: a write
+                        // callback that refuses it (the stream's byte limit crossed) makes this
+                        // return an error, and libcurl neither ends the transfer nor calls again.
+                        // Unfinished, the stream's reader waited for the idle timeout.
+                        let code = curl_easy_pause(request.handle, CURLPAUSE_CONT)
+                        if code != CURLE_OK { failed.append((request, code)) }
+                    }
+                    for (request, code) in failed where running[request.handle] === request {
+                        running[request.handle] = nil
+                        curl_multi_remove_handle(multi, request.handle)
+                        request.finish(code)
+                        request.cleanup()
                     }
                 }
                 for request in cancellations where running[request.handle] === request {
