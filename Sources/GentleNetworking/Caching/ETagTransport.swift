@@ -98,7 +98,18 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// The key an entry for `request` is stored under by this transport (with its
     /// ``credentialHeaders``).
     public func cacheKey(for request: URLRequest) -> String {
-        Self.cacheKey(for: request, normalizedCredentialHeaders: credentialHeaders)  // normalized at init
+        Self.cacheKey(for: request, normalizedCredentialHeaders: keyedInForce)
+    }
+
+    /// ``credentialHeaders`` (normalized at init), with the headers the calling task's stack
+    /// names as credentials (``Origin/withCredentialHeaders(_:isolation:operation:)``: the auth
+    /// service's own `headerField`, Y-Network's session headers). Without them, two users whose
+    /// token goes in `X-User-Token` shared one entry, and the second got the first's body on a
+    /// 304.
+    private var keyedInForce: Set<String> {
+        let additional = Origin.additionalCredentialHeaders
+        guard !additional.isEmpty else { return credentialHeaders }
+        return credentialHeaders.union(Self.normalized(Set(additional)))
     }
 
     /// The key an entry for `request` is stored under when `credentialHeaders` (plus
@@ -126,7 +137,7 @@ public struct ETagTransport: HTTPTransportProtocol {
     func revalidationKey(for request: URLRequest) -> String? {
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method.equalsIgnoringASCIICase("GET") else { return nil }
-        let (key, conditional) = Self.key(method: "GET", request: request, keyed: credentialHeaders)
+        let (key, conditional) = Self.key(method: "GET", request: request, keyed: keyedInForce)
         return conditional ? nil : key
     }
 

@@ -205,3 +205,40 @@ struct ETagHostileValueTests {
         }
     }
 }
+
+@Suite("ETagTransport keys an auth service's own credential header")
+struct ETagCustomCredentialHeaderTests {
+    @Test(
+        "Two users whose token goes in the auth service's X-User-Token never share an entry (bob got alice's body on a 304)",
+        arguments: TransportKind.all)
+    func customHeaderIdentities(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/me") { request in
+            // A version-style ETag, the same for everyone, and no Vary: the server leaves telling
+            // users apart to the client.
+            if request.header("If-None-Match") == #""v1""# { return .status(304).adding(header: "ETag", #""v1""#) }
+            let user = request.header("X-User-Token") ?? "nobody"
+            return .json(#"{"id":1,"property":"\#(user)"}"#).adding(header: "ETag", #""v1""#)
+        }
+        let etag = ETagTransport(inner: try kind.make())
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+        let endpoint = Endpoint(path: "/me", method: .get, requiresAuth: true)
+        let alice = HTTPNetworkService(
+            transport: etag, authService: APIKeyAuthService(key: "alice-token", headerField: "X-User-Token"))
+        let bob = HTTPNetworkService(
+            transport: etag, authService: APIKeyAuthService(key: "bob-token", headerField: "X-User-Token"))
+
+        let first: Model = try await alice.request(to: endpoint, via: environment)
+        let second: Model = try await bob.request(to: endpoint, via: environment)
+        let again: Model = try await alice.request(to: endpoint, via: environment)
+
+        #expect(first.property == "alice-token")
+        #expect(second.property == "bob-token", "bob was served alice's entry")
+        #expect(again.property == "alice-token")
+        let requests = server.requests(path: "/me")
+        #expect(requests.count == 3)
+        #expect(requests[1].header("If-None-Match") == nil, "bob's request carried alice's ETag")
+        #expect(requests[2].header("If-None-Match") == #""v1""#, "alice's own entry is revalidated")
+    }
+}
