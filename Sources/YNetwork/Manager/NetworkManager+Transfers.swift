@@ -30,8 +30,17 @@ extension NetworkManager {
                         request, built.request, configuration: configuration
                     ) { urlRequest in
                         reporter.restart()
+                        // A multipart body above the streaming threshold was written to a file
+                        // (`httpBody` stays empty): sent from it, a new stream per attempt (a
+                        // refreshed retry reads it again). It went out with no body at all.
+                        var sent = urlRequest
+                        if let bodyFile = built.bodyFile, let path = bodyFile.localFilePath {
+                            let length = try RegularFile.length(path, request: urlRequest.url)
+                            sent.httpBodyStream = InputStream(url: bodyFile)
+                            sent.setValue(String(length), forHTTPHeaderField: "Content-Length")
+                        }
                         let response = try await configuration.networkEngine.download(
-                            urlRequest, to: file, progress: { reporter.report($0.fractionReceived) })
+                            sent, to: file, progress: { reporter.report($0.fractionReceived) })
                         return ((), response)
                     }
                     try Task.checkCancellation()

@@ -60,6 +60,30 @@ struct TransferTests {
         #expect(onMain.values.allSatisfy { $0 } && !onMain.values.isEmpty)
     }
 
+    @Test("A download whose multipart body is above the 10 MiB streaming threshold sends that body, whole")
+    func downloadWithLargeMultipartBody() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/export") { _ in .text("exported") }
+        let payload = Data((0..<(11 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let form = MultipartForm(
+            parts: [
+                "data": .file(
+                    info: MultipartFileInfo(fileName: "d.bin", data: payload, mimeType: "application/octet-stream"))
+            ],
+            boundary: "dl-b")
+        let request = FileRequest(path: "export", method: .POST, body: form, requestType: .multipart(boundary: "dl-b"))
+        let result: Result<URL, any Error> = await waitFor { done in
+            makeManager(server: server).submitBackgroundDownload(request, completionHandler: done)
+        }
+        let file = try result.get()
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try Data(contentsOf: file) == Data("exported".utf8))
+        let received = try #require(server.requests(path: "/export").first)
+        #expect(received.body.count == Int(try form.contentLength()), "the server got \(received.body.count) bytes")
+        #expect(parseMultipart(received.body, boundary: "dl-b")?.first?.body == payload)
+    }
+
     @Test("A download that gets 404 fails with HttpError carrying the body; 401 is unauthenticated")
     func downloadStatuses() async throws {
         let server = try LoopbackServer()
