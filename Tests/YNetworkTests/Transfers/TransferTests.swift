@@ -73,12 +73,17 @@ struct TransferTests {
             ],
             boundary: "dl-b")
         let request = FileRequest(path: "export", method: .POST, body: form, requestType: .multipart(boundary: "dl-b"))
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("ynetwork-copy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
         let result: Result<URL, any Error> = await waitFor { done in
-            makeManager(server: server).submitBackgroundDownload(request, completionHandler: done)
+            makeManager(server: server).submitBackgroundDownload(request) { result in
+                // The file is removed once the handler has returned.
+                if case .success(let url) = result { try? FileManager.default.copyItem(at: url, to: copy) }
+                done(result)
+            }
         }
-        let file = try result.get()
-        defer { try? FileManager.default.removeItem(at: file) }
-        #expect(try Data(contentsOf: file) == Data("exported".utf8))
+        _ = try result.get()
+        #expect(try Data(contentsOf: copy) == Data("exported".utf8))
         let received = try #require(server.requests(path: "/export").first)
         #expect(received.body.count == Int(try form.contentLength()), "the server got \(received.body.count) bytes")
         #expect(parseMultipart(received.body, boundary: "dl-b")?.first?.body == payload)
