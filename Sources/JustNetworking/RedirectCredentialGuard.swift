@@ -61,7 +61,9 @@ final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable 
             guard let target = RedirectTracker.httpTarget(of: response, for: request) else { return nil }
             next.url = target
         #endif
-        guard !Origin.isSameOrigin(originalURL, target) else { return next }
+        guard !Origin.isSameOrigin(originalURL, target), !Self.isUpgrade(from: originalURL, to: target) else {
+            return next
+        }
         let sessionHeaders = session.configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
         let isCredential = { (name: String) in
             Origin.credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
@@ -80,5 +82,14 @@ final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable 
             next.url = components.url ?? target
         }
         return next
+    }
+
+    /// Whether `target` is `from` moved to `https` on the same host (`http://api/v1` →
+    /// `https://api/v1`): the credentials stay with the same server, now protected.
+    static func isUpgrade(from: URL?, to target: URL) -> Bool {
+        guard let from, from.scheme?.lowercased() == "http", target.scheme?.lowercased() == "https",
+            let host = from.host?.lowercased(), host == target.host?.lowercased()
+        else { return false }
+        return (from.port ?? 80) == 80 && (target.port ?? 443) == 443
     }
 }

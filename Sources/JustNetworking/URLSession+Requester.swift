@@ -10,8 +10,11 @@ extension URLSession: Requester {
     /// - A `URLError` (including `.cancelled` and `.timedOut`) or the parser's error is delivered
     ///   unchanged (a `DecodingError`'s text cut to 512 bytes and scrubbed of the request's
     ///   credentials, its case and coding path kept).
-    /// - On a redirect to another origin (scheme, host or port), `Authorization`, `Cookie` and
-    ///   `Proxy-Authorization` are removed first.
+    /// - Redirects follow the transports' rules: none out of `http`/`https` or from `https` to
+    ///   `http` (the 3xx is delivered); on a hop to another origin (scheme, host or port) the
+    ///   credential headers (`Origin.credentialHeaders`) and the URL's user info are removed
+    ///   first, and a session whose configuration adds a credential header itself does not take
+    ///   such a hop at all (an upgrade to `https` on the same host excepted).
     ///
     /// On Linux, a session without a delegate (such as `URLSession.shared`) sends through a
     /// ``URLSessionTransport`` made from it (one per session, kept for the 8 most recently used),

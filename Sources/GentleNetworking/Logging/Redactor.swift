@@ -576,8 +576,8 @@ package enum Redactor {
     /// Whether a body reads as form-encoded (`a=1&b=2`): its text holds `=`, and its bytes do not
     /// look like JSON (a JSON value holding `?v=3` read as a form lost everything up to the next
     /// `&`). A raw space does not make it prose: a careless form (`password=hunter 2`) is still
-    /// one, and prose read as a form loses at most the value of a pair named like a secret. The
-    /// one rule of log records and cURL commands.
+    /// one; prose read as a form loses what follows a secret-named `name=` up to the next `&`
+    /// (more redacted than needed, never less). The one rule of log records and cURL commands.
     static func looksLikeForm<Bytes: Collection<UInt8>>(_ text: String, bytes: Bytes) -> Bool {
         text.contains("=") && !looksLikeJSON(bytes)
     }

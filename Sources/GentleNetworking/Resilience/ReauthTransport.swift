@@ -64,6 +64,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
         /// The number of the refresh in flight: only it may finish, once (by completing or by
         /// timing out).
         var inFlight: Int?
+        /// The last refresh's failure when it was transient (``ReauthError/isTransient``); `nil`
+        /// after a success or another failure. A loop guard that trips after transient failures
+        /// only is transient too: the user is not signed out for an endpoint that was down.
+        var lastTransientFailure: ReauthError?
     }
 
     /// The refresh bookkeeping this transport shares with every other `ReauthTransport` over
@@ -79,13 +83,15 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// Creates a re-authenticating transport.
     ///
     /// Every `ReauthTransport` over the same auth service *object* (a class instance, such as
-    /// ``SystemKeyChainAuthService`` or ``InMemoryAuthService``) shares one refresh at a time,
+    /// ``InMemoryAuthService``) shares one refresh at a time,
     /// one loop guard and one record of retired credentials: two stacks over one service (one
     /// for the API, one for uploads) that both get a 401 refresh once, not twice (with rotating
     /// refresh tokens, the second refresh would present a token the first had spent, and the
     /// session would be revoked). The first transport made for a service sets the loop guard's
     /// limits; each refresh runs the closure, and the timeout, of the transport whose 401
-    /// started it. An auth service that is a value (a struct) is not shared.
+    /// started it. An auth service that is a value (a struct, such as
+    /// ``SystemKeyChainAuthService``) cannot be told apart from a copy and is not shared: give
+    /// two stacks one `ReauthTransport`, or an auth service that is a class.
     ///
     /// - Parameters:
     ///   - inner: The platform's default transport by default.
@@ -188,7 +194,8 @@ public final class ReauthTransport: HTTPTransportProtocol {
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
         let current = try await authorized(unauthenticated).value(forHTTPHeaderField: authService.headerField)
         let now = policy.now()
-        let (action, refreshNumber) = shared.withLock { shared -> (RefreshCoordinatorState.Action, Int) in
+        let (action, refreshNumber, lastTransient) = shared.withLock {
+            shared -> (RefreshCoordinatorState.Action, Int, ReauthError?) in
             // The service vouches for the credential it added (by header and value), even one
             // the app has replaced since; a credential it did not add may be the caller's own.
             let action = shared.state.unauthorized(
@@ -198,14 +205,15 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 shared.refreshNumber += 1
                 shared.inFlight = shared.refreshNumber
             }
-            return (action, shared.refreshNumber)
+            return (action, shared.refreshNumber, shared.lastTransientFailure)
         }
         if action == .startRefresh { started.withLock { $0 += 1 } }
         switch action {
         case .refuseLimitExceeded:
             let limit = ReauthError(
                 .refreshLimitExceeded,
-                message: "\(policy.maxRefreshes) token refreshes within \(policy.window) s; not refreshing again.")
+                message: "\(policy.maxRefreshes) token refreshes within \(policy.window) s; not refreshing again.",
+                underlyingError: lastTransient)
             ExchangeRecorder.note(.refreshFailed(reason: "\(limit.code)"))
             throw Self.unauthorized(response, body: data, request: request, cause: limit)
         case .startRefresh, .joinRefresh:
@@ -326,8 +334,12 @@ public final class ReauthTransport: HTTPTransportProtocol {
             guard shared.inFlight == number else { return nil }
             shared.inFlight = nil
             switch result {
-            case .success(let credential): shared.state.refreshSucceeded(newCredential: credential)
-            case .failure: shared.state.refreshFailed()
+            case .success(let credential):
+                shared.state.refreshSucceeded(newCredential: credential)
+                shared.lastTransientFailure = nil
+            case .failure(let failure):
+                shared.state.refreshFailed()
+                shared.lastTransientFailure = failure.isTransient ? failure : nil
             }
             shared.outcomes[number] = outcome
             shared.outcomes = shared.outcomes.filter { $0.key > number - 8 }
@@ -450,7 +462,8 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
     public let code: Code
     /// A human-readable explanation.
     public let message: String
-    /// The refresh closure's error, for ``Code/refreshFailed``.
+    /// The refresh closure's error, for ``Code/refreshFailed``; for ``Code/refreshLimitExceeded``,
+    /// the last refresh's failure when it was transient.
     public let underlyingError: (any Error)?
 
     /// Creates an error.
@@ -471,12 +484,16 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
     /// signing the user out because the token endpoint was unreachable for a moment would lose a
     /// session that is still good. The call still throws the 401 (`.httpStatusError(.unauthorized)`)
     /// with this error attached; the next 401 starts a new refresh (within the loop guard).
-    /// `false` for ``Code/refreshLimitExceeded`` and for any other error of the refresh (an
-    /// `invalid_grant` 400, a 401 from the token endpoint, an error of the app's own).
+    /// ``Code/refreshLimitExceeded`` is transient when the last refresh before it failed for a
+    /// transient reason (its ``underlyingError`` is that failure): the token endpoint down for a
+    /// minute used up the loop guard, and the fourth 401 signed the user out. `false` for any
+    /// other error of the refresh (an `invalid_grant` 400, a 401 from the token endpoint, an
+    /// error of the app's own).
     public var isTransient: Bool {
         switch code {
         case .refreshTimedOut: return true
-        case .refreshLimitExceeded: return false
+        // Tripped right after a transient failure: the refreshes failed, not the credential.
+        case .refreshLimitExceeded: return (underlyingError as? ReauthError)?.isTransient ?? false
         case .refreshFailed:
             guard let underlyingError else { return false }
             if RetryPolicy.isTransient(underlyingError) { return true }

@@ -37,6 +37,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var watchdog: Task<Void, Never>?
         var tracker: RedirectTracker
         var redirectFailure: TransportError?
+        /// How many interim (1xx) responses came before the final one.
+        var interimResponses = 0
         /// Stream mode, Apple platforms: the task is suspended until the consumer catches up.
         var suspended = false
         /// Stream mode, Apple platforms: the consumer caught up before the task was suspended.
@@ -297,10 +299,26 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         // An interim response (100 Continue, 103 Early Hints), which corelibs hands over as a
-        // response: the final one follows (CurlTransport waits for it too).
-        if (100..<200).contains(http.statusCode), http.statusCode != 101, state.withLock({ $0.redirectFailure == nil })
+        // response: the final one follows (CurlTransport waits for it too). At most
+        // `maxInterimResponses`: a server sending a 103 now and then, forever, kept the call
+        // going past every idle timeout.
+        if (100..<200).contains(http.statusCode), http.statusCode != 101,
+            let count = state.withLock({ state -> Int? in
+                guard state.redirectFailure == nil else { return nil }
+                state.interimResponses += 1
+                return state.interimResponses
+            })
         {
-            completionHandler(.allow)
+            guard count > Self.maxInterimResponses else {
+                completionHandler(.allow)
+                return
+            }
+            fail(
+                TransportError(
+                    .badResponse, url: request.url,
+                    message: "The server sent more than \(Self.maxInterimResponses) interim (1xx) responses."),
+                fromDelegate: true)
+            completionHandler(.cancel)
             return
         }
         // A redirect that was not followed (a loop, too many hops) fails the call here, before a
@@ -586,6 +604,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
     #endif
+
+    /// The most interim (1xx) responses before the final one.
+    static let maxInterimResponses = 16
 
     // MARK: Checks
 

@@ -257,6 +257,16 @@ struct HostileServerTransportTests {
             for: URLRequest(url: server.url("/early-hints")))
         #expect(response.statusCode == 200)
         #expect(data == Data("ok".utf8))
+        // Interim responses without end (a 103 now and then kept the call past every idle
+        // timeout): more than 16 is .badResponse, on every transport.
+        server.route(
+            "/endless-hints",
+            .raw(
+                Data(
+                    (String(repeating: "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n", count: 17)
+                        + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").utf8)))
+        let error = await failure(of: URLRequest(url: server.url("/endless-hints")), on: try makeHostileTransport(kind))
+        #expect(error.map(transportCode) == .badResponse, "\(String(describing: error))")
     }
 
     @Test(

@@ -243,9 +243,19 @@ struct CurlTransferStateTests {
         #expect(counted.failure?.code == .responseTooLarge)
 
         var sized = makeState()
-        let interim = Array(repeating: ["HTTP/1.1 100 Continue", ""], count: 200).flatMap { $0 }
+        let link = "Link: </" + String(repeating: "x", count: 200) + ">"
+        let interim = Array(repeating: ["HTTP/1.1 103 Early Hints", link, ""], count: 12).flatMap { $0 }
         #expect(feed(&sized, interim).abort)
         #expect(sized.failure?.code == .responseTooLarge)
+
+        // More than 16 interim heads, however small: .badResponse (as on URLSessionTransport).
+        var many = makeState()
+        let small = Array(repeating: ["HTTP/1.1 100 Continue", ""], count: 17).flatMap { $0 }
+        #expect(feed(&many, small).abort)
+        #expect(many.failure?.code == .badResponse)
+        var sixteen = makeState()
+        #expect(!feed(&sixteen, Array(small.dropLast(2)) + ["HTTP/1.1 200 OK", "Content-Length: 0", ""]).abort)
+        #expect(sixteen.head.statusCode == 200)
     }
 
     @Test("A stream gets its head at the blank line, its body counted, and one ending")

@@ -113,4 +113,33 @@ struct OwnDelegateSessionRedirectTests {
         #expect((next != nil) == followed)
         if followed { #expect(next?.url?.absoluteString == to) }
     }
+
+    @Test("An http → https upgrade on the same host is followed, with the session's credential; another host is not")
+    func upgradeKeepsSessionCredential() throws {
+        let session = Self.session(headers: ["Authorization": "Bearer session-secret"])
+        defer { session.invalidateAndCancel() }
+        let from = try #require(URL(string: "http://api.example/v1"))
+        for (to, followed) in [("https://api.example/v1", true), ("https://other.example/v1", false)] {
+            let target = try #require(URL(string: to))
+            let response = try #require(
+                HTTPURLResponse(url: from, statusCode: 301, httpVersion: "HTTP/1.1", headerFields: ["Location": to]))
+            let next = RedirectCredentialGuard.nextRequest(
+                URLRequest(url: target), after: response, originalURL: from, session: session)
+            #expect((next != nil) == followed, "\(to)")
+        }
+    }
+
+    @Test(
+        "A request's usable timeout is left alone (it overrides the session's once set); NaN and infinity are clamped")
+    func requestTimeouts() throws {
+        let base = try #require(URL(string: "http://api.example"))
+        for (given, expected) in [(300.0, 300.0), (5, 5), (.infinity, 1e9), (.nan, 60), (-1, 60)] as [(Double, Double)]
+        {
+            let factory = RequestFactory(
+                router: FixedBaseRouter(base, "t"), requestBuilder: set(to: \.timeoutInterval, given))
+            let request = RequestType<Void>(requestFactory: factory)
+            let built = RequesterDelivery.urlRequest(for: request) { _ in }
+            #expect(built?.timeoutInterval == expected, "\(given)")
+        }
+    }
 }

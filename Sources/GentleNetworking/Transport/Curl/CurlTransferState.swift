@@ -159,6 +159,10 @@ struct CurlTransferState: Sendable {
     /// the only place a status line may be. libcurl reads an `HTTP/…` line anywhere else as an
     /// ordinary field.
     private(set) var awaitingStatusLine = true
+    /// How many interim (1xx) heads came before the final one.
+    private(set) var interimHeads = 0
+    /// The most interim heads before the final one (as `URLSessionTransport`'s).
+    static let maxInterimHeads = 16
     private var contentLength: Int64?
     private var hasTransferEncoding = false
     let url: URL?
@@ -365,6 +369,13 @@ struct CurlTransferState: Sendable {
             // paused transfer has no idle timeout.
             guard (100..<200).contains(head.statusCode) else {
                 return abort(TransportError(.badResponse, url: url, message: "The server sent no valid status line."))
+            }
+            interimHeads += 1
+            guard interimHeads <= Self.maxInterimHeads else {
+                return abort(
+                    TransportError(
+                        .badResponse, url: url,
+                        message: "The server sent more than \(Self.maxInterimHeads) interim (1xx) responses."))
             }
             awaitingStatusLine = true
             return Actions()  // 1xx: the final head follows
