@@ -89,9 +89,10 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// refresh tokens, the second refresh would present a token the first had spent, and the
     /// session would be revoked). The first transport made for a service sets the loop guard's
     /// limits; each refresh runs the closure, and the timeout, of the transport whose 401
-    /// started it. An auth service that is a value (a struct, such as
-    /// ``SystemKeyChainAuthService``) cannot be told apart from a copy and is not shared: give
-    /// two stacks one `ReauthTransport`, or an auth service that is a class.
+    /// started it. ``SystemKeyChainAuthService`` values with the same store, service and account
+    /// share one too. Any other auth service that is a value (a struct) cannot be told apart
+    /// from a copy and is not shared: give two stacks one `ReauthTransport`, or an auth service
+    /// that is a class.
     ///
     /// - Parameters:
     ///   - inner: The platform's default transport by default.
@@ -522,28 +523,59 @@ final class ReauthCoordinator: Sendable {
     }
 
     /// A live coordinator and the service object it is for (both weak: an entry whose transports
-    /// or service are gone is dropped, so an address reused by a new service never finds it).
+    /// or service are gone is dropped, so an address reused by a new service never finds it); a
+    /// service value with a ``SharedCredentialIdentity`` has no object (`service` is `nil`).
     private struct Entry {
         weak var service: AnyObject?
+        let isObject: Bool
         weak var coordinator: ReauthCoordinator?
+
+        var isLive: Bool { coordinator != nil && (!isObject || service != nil) }
     }
 
-    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+    private static let entries = Locked<[AnyHashable: Entry]>([:])
 
     /// The coordinator of the transports over `authService`: the one in use when the service is
-    /// an object other transports already use, else a new one.
+    /// an object other transports already use, or a value whose ``SharedCredentialIdentity``
+    /// theirs has, else a new one.
     static func shared(for authService: any AuthServiceProtocol, policy: ReauthPolicy) -> ReauthCoordinator {
-        guard type(of: authService) is AnyClass else { return ReauthCoordinator(policy: policy) }
-        let object = authService as AnyObject
-        let key = ObjectIdentifier(object)
+        let key: AnyHashable
+        var object: AnyObject?
+        if let identified = authService as? any SharedCredentialIdentity {
+            key = identified.credentialIdentity
+        } else if type(of: authService) is AnyClass {
+            let instance = authService as AnyObject
+            key = ObjectIdentifier(instance)
+            object = instance
+        } else {
+            return ReauthCoordinator(policy: policy)
+        }
         return entries.withLock { entries in
-            if let entry = entries[key], entry.service === object, let existing = entry.coordinator {
+            if let entry = entries[key], entry.isLive, entry.service === object, let existing = entry.coordinator {
                 return existing
             }
-            entries = entries.filter { $0.value.service != nil && $0.value.coordinator != nil }
+            entries = entries.filter { $0.value.isLive }
             let made = ReauthCoordinator(policy: policy)
-            entries[key] = Entry(service: object, coordinator: made)
+            entries[key] = Entry(service: object, isObject: object != nil, coordinator: made)
             return made
         }
+    }
+}
+
+/// An auth service value (a struct) whose copies, and other values equal by
+/// ``credentialIdentity``, read and write one stored credential: ``ReauthTransport``s over them
+/// share one refresh at a time, as over one auth service object.
+package protocol SharedCredentialIdentity {
+    /// What tells the stored credential apart: equal for values that share it.
+    var credentialIdentity: AnyHashable { get }
+}
+
+extension SystemKeyChainAuthService: SharedCredentialIdentity {
+    /// The store (the platform Keychain, or the credentials file's path), service and account.
+    package var credentialIdentity: AnyHashable {
+        [
+            "SystemKeyChainAuthService", fileStore.map { $0.fileURL?.path ?? "<no file>" } ?? "<keychain>", service,
+            account,
+        ]
     }
 }

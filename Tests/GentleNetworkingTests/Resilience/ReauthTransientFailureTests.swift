@@ -206,7 +206,22 @@ struct ReauthSharedServiceTests {
         let third = ReauthTransport(authService: auth) {}
         let fourth = ReauthTransport(authService: auth) {}
         #expect(third.coordinator === fourth.coordinator)
-        // A struct service is a value: nothing to share by.
+        // SystemKeyChainAuthService is a struct: values naming one stored credential share.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gentle-share-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = FileCredentialStore(directory: directory)
+        let keychainA = ReauthTransport(
+            authService: SystemKeyChainAuthService(service: "s", account: "a", fileStore: file)
+        ) {}
+        let keychainB = ReauthTransport(
+            authService: SystemKeyChainAuthService(service: "s", account: "a", fileStore: file)
+        ) {}
+        let otherAccount = ReauthTransport(
+            authService: SystemKeyChainAuthService(service: "s", account: "b", fileStore: file)
+        ) {}
+        #expect(keychainA.coordinator === keychainB.coordinator)
+        #expect(keychainA.coordinator !== otherAccount.coordinator)
+        // Any other struct service is a value: nothing to share by.
         let fifth = ReauthTransport(authService: APIKeyAuthService(key: "k")) {}
         let sixth = ReauthTransport(authService: APIKeyAuthService(key: "k")) {}
         #expect(fifth.coordinator !== sixth.coordinator)
