@@ -40,6 +40,11 @@ let package = Package(
             dependencies: ["GentleNetworking", "AppleFoundationAdditions"],
             swiftSettings: checked
         ),
+        .target(
+            name: "JustNetworking",
+            dependencies: ["GentleNetworking", "AppleFoundationAdditions"],
+            swiftSettings: checked
+        ),
         // Client code in the seeds' Apple-only shapes (a `SecTrust` evaluator), which must keep
         // compiling against our library.
         .target(

@@ -168,7 +168,10 @@
             if let tooLarge = transfer.tooLarge {
                 transfer.continuation.resume(throwing: tooLarge)
             } else if let error = error ?? transfer.movedFileError {
-                let mapped: any Error = (error as? URLError)?.code == .cancelled ? CancellationError() : error
+                // Typed as every transport types it (`.timedOut`, `.notConnectedToInternet`...),
+                // and without the URLError's user info, which quotes the whole URL.
+                let mapped: any Error =
+                    (error as? URLError).map { TransportError.map($0, url: task.originalRequest?.url) } ?? error
                 transfer.continuation.resume(throwing: mapped)
             } else if let response = task.response {
                 transfer.continuation.resume(returning: (transfer.body, response))
