@@ -385,7 +385,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         request: URLRequest, hadEntry: Bool
     ) async {
         if Self.storedStatusCodes.contains(statusCode), let etag = Self.header("ETag", in: headers),
-            RequestValidator.isValidHeaderValue(etag),
+            Self.isUsableETag(etag),
             Self.isStorable(headers, varyAllowed: storableVaryHeaders, request: request)
         {
             await storeEntry(
@@ -404,9 +404,30 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// revalidation). An `etag` with CR, LF or NUL (a hostile server's, from an entry stored
     /// before such ETags were refused) is left out, as `setValue` would silently drop it.
     static func addIfNoneMatch(_ etag: String, to request: inout URLRequest) -> Bool {
-        guard RequestValidator.isValidHeaderValue(etag) else { return false }
+        guard isUsableETag(etag) else { return false }
         request = request.adding([("If-None-Match", etag)])
         return true
+    }
+
+    /// The longest ETag stored and sent back: 8 KiB.
+    static let maxETagBytes = 8 * 1024
+
+    /// Whether `etag` can be stored and sent back as `If-None-Match`: a header value (no CR, LF
+    /// or NUL), at most ``maxETagBytes`` (a 256 KiB one went back on every request, and a front
+    /// end answering 431 to it did so for good, the entry never replaced), and one entity tag:
+    /// not `*` and not a list (`"a", "b"`), which as `If-None-Match` match any representation or
+    /// several, so an old body could answer after the resource changed. An unquoted tag (a lax
+    /// server's `abc123`) is kept when it has no comma or quote.
+    static func isUsableETag(_ etag: String) -> Bool {
+        guard etag.utf8.count <= maxETagBytes, RequestValidator.isValidHeaderValue(etag) else { return false }
+        var tag = Substring(etag.trimmingCharacters(in: .whitespaces))
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        guard !tag.isEmpty, tag != "*" else { return false }
+        if tag.first == "\"" {
+            // A quoted tag: one pair of quotes, around everything.
+            return tag.count >= 2 && tag.last == "\"" && !tag.dropFirst().dropLast().contains("\"")
+        }
+        return !tag.contains(",") && !tag.contains("\"")
     }
 
     /// The response headers kept in an entry: all but those that may carry a credential, by the

@@ -186,6 +186,31 @@ struct ETagHostileValueTests {
         }
     }
 
+    @Test(
+        "An ETag of 9 KiB, `*` or a list is not stored nor sent back; a quoted, weak or lax unquoted one is",
+        arguments: TransportKind.all)
+    func unusableETags(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let cases: [(String, Bool)] = [
+            ("\"" + String(repeating: "e", count: 9 * 1024) + "\"", false), ("*", false), ("W/*", false),
+            (#""a", "b""#, false), ("a,b", false), (#""v1""#, true), (#"W/"v1""#, true), ("v1-lax", true),
+        ]
+        for (index, (etag, _)) in cases.enumerated() {
+            server.route("GET", "/doc\(index)") { _ in .json(#"{"id":1,"property":"p"}"#).adding(header: "ETag", etag) }
+        }
+        let transport = ETagTransport(inner: try kind.make())
+        for (index, (etag, usable)) in cases.enumerated() {
+            let url = server.url("/doc\(index)")
+            _ = try await transport.data(for: URLRequest(url: url))
+            _ = try await transport.data(for: URLRequest(url: url))
+            let second = try #require(server.requests(path: "/doc\(index)").last)
+            #expect(
+                (second.header("If-None-Match") == etag) == usable,
+                "\(etag.prefix(12)): \(second.header("If-None-Match")?.prefix(12) ?? "none")")
+        }
+    }
+
     @Test("An ETag with CR LF is never sent back as If-None-Match, through data(for:) or the service")
     func crlfETag() async throws {
         let origin = InjectingOrigin()
