@@ -214,6 +214,11 @@ public enum RequestValidator {
         guard let host = url.host, !host.isEmpty else {
             throw TransportError(.invalidRequest, url: url, message: "The URL has no host.")
         }
+        // libcurl refuses such a URL as malformed (`.other`); corelibs as a bad URL.
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw TransportError(
+                .invalidRequest, url: url, message: "The URL's port \(port) is not between 1 and 65535.")
+        }
     }
 
     /// Whether `text` starts `http://` or `https://` (any case) and names a host.
@@ -235,6 +240,15 @@ public enum RequestValidator {
                 bytes[end] != UInt8(ascii: "#")
             {
                 end += 1
+            }
+            // A port is 1–65535: anything else takes the slow path, which says so.
+            var digits = end
+            while digits > index, (0x30...0x39).contains(bytes[digits - 1]) { digits -= 1 }
+            if digits < end, digits > index, bytes[digits - 1] == UInt8(ascii: ":") {
+                guard end - digits <= 5 else { return false }
+                var port = 0
+                for position in digits..<end { port = port * 10 + Int(bytes[position] - 0x30) }
+                guard (1...65_535).contains(port) else { return false }
             }
             return EndpointRequestBuilder.hasHost(bytes, authority: index..<end)
         }

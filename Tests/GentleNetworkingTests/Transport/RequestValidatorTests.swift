@@ -37,3 +37,28 @@ struct RequestValidatorTests {
         #expect(RequestValidator.isValidHeaderValue(NSString(string: "naïve ✓") as String))
     }
 }
+
+@Suite("A URL's port is 1-65535, or the request is refused before sending")
+struct URLPortValidationTests {
+    @Test(
+        "Ports 0, 65536, 99999 and 123456: .invalidRequest on every transport; 65535 and the IPv6 form pass the check")
+    func ports() async throws {
+        for kind in TransportKind.all {
+            let transport = try kind.make()
+            for port in ["0", "65536", "99999", "123456"] {
+                let url = try #require(URL(string: "http://127.0.0.1:\(port)/x"))
+                do {
+                    _ = try await transport.data(for: URLRequest(url: url))
+                    Issue.record("\(kind) \(port): sent")
+                } catch let error as TransportError {
+                    #expect(error.code == .invalidRequest, "\(kind) \(port): \(error)")
+                }
+            }
+        }
+        for valid in ["http://127.0.0.1:65535/x", "http://[::1]:8080/x", "http://h.example/x", "https://h.example:1/"] {
+            #expect(throws: Never.self, "\(valid)") {
+                try RequestValidator.validateURL(try #require(URL(string: valid)))
+            }
+        }
+    }
+}
