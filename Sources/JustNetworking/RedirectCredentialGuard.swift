@@ -61,14 +61,14 @@ final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable 
             guard let target = RedirectTracker.httpTarget(of: response, for: request) else { return nil }
             next.url = target
         #endif
-        guard !Origin.isSameOrigin(originalURL, target), !Self.isUpgrade(from: originalURL, to: target) else {
-            return next
-        }
+        guard !Origin.isSameOrigin(originalURL, target) else { return next }
         let sessionHeaders = session.configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
         let isCredential = { (name: String) in
             Origin.credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
         }
-        if sessionHeaders.contains(where: isCredential) {
+        // An upgrade to `https` on the same host may keep the session's own credential (the same
+        // server, now protected); the request's credentials are dropped as on every transport.
+        if sessionHeaders.contains(where: isCredential), !Self.isUpgrade(from: originalURL, to: target) {
             return nil
         }
         for header in Origin.credentialHeaders {

@@ -102,7 +102,8 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// ``credentialHeaders`` (normalized at init), with the headers the calling task's stack
-    /// names as credentials (``Origin/withCredentialHeaders(_:isolation:operation:)``: the auth
+    /// names as credentials (so ``cacheKey(for:)`` called outside the stack, where none are
+    /// named, gives another key for a request that carries one of them) (``Origin/withCredentialHeaders(_:isolation:operation:)``: the auth
     /// service's own `headerField`, Y-Network's session headers). Without them, two users whose
     /// token goes in `X-User-Token` shared one entry, and the second got the first's body on a
     /// 304.
@@ -421,7 +422,7 @@ public struct ETagTransport: HTTPTransportProtocol {
     static func isUsableETag(_ etag: String) -> Bool {
         guard etag.utf8.count <= maxETagBytes, RequestValidator.isValidHeaderValue(etag) else { return false }
         var tag = Substring(etag.trimmingCharacters(in: .whitespaces))
-        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.hasPrefix("W/") || tag.hasPrefix("w/") { tag = tag.dropFirst(2) }
         guard !tag.isEmpty, tag != "*" else { return false }
         if tag.first == "\"" {
             // A quoted tag: one pair of quotes, around everything.

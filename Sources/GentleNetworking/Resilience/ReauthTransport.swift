@@ -65,8 +65,8 @@ public final class ReauthTransport: HTTPTransportProtocol {
         /// timing out).
         var inFlight: Int?
         /// The last refresh's failure when it was transient (``ReauthError/isTransient``); `nil`
-        /// after a success or another failure. A loop guard that trips after transient failures
-        /// only is transient too: the user is not signed out for an endpoint that was down.
+        /// after a success or another failure. A loop guard that trips right after such a
+        /// failure is transient too: the user is not signed out for an endpoint that was down.
         var lastTransientFailure: ReauthError?
     }
 

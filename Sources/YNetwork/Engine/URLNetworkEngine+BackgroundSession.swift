@@ -168,8 +168,8 @@
             if let tooLarge = transfer.tooLarge {
                 transfer.continuation.resume(throwing: tooLarge)
             } else if let error = error ?? transfer.movedFileError {
-                // Typed as every transport types it (`.timedOut`, `.notConnectedToInternet`...),
-                // and without the URLError's user info, which quotes the whole URL.
+                // Typed as every transport types it (`.timedOut`, `.notConnectedToInternet`...);
+                // the URLError (its resume data, its failing URL) is the underlying error.
                 let mapped: any Error =
                     (error as? URLError).map { TransportError.map($0, url: task.originalRequest?.url) } ?? error
                 transfer.continuation.resume(throwing: mapped)

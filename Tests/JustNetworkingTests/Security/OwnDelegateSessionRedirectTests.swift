@@ -123,9 +123,13 @@ struct OwnDelegateSessionRedirectTests {
             let target = try #require(URL(string: to))
             let response = try #require(
                 HTTPURLResponse(url: from, statusCode: 301, httpVersion: "HTTP/1.1", headerFields: ["Location": to]))
+            var request = URLRequest(url: target)
+            request.setValue("Bearer request-secret", forHTTPHeaderField: "Authorization")
             let next = RedirectCredentialGuard.nextRequest(
-                URLRequest(url: target), after: response, originalURL: from, session: session)
+                request, after: response, originalURL: from, session: session)
             #expect((next != nil) == followed, "\(to)")
+            // The request's own credential is dropped on the upgrade, as every transport drops it.
+            #expect(next?.value(forHTTPHeaderField: "Authorization") == nil, "\(to)")
         }
     }
 
