@@ -134,7 +134,10 @@ enum EncodingTarget {
         guard let url = URL(string: text) else { return }
         let fast = RequestValidator.isHTTPURLWithHost(url.absoluteString)
         let scheme = url.scheme?.lowercased()
-        let slow = (scheme == "http" || scheme == "https") && url.host?.isEmpty == false
+        // A port, when Foundation reads one, must be 1-65535 (the validator refuses the rest).
+        let slow =
+            (scheme == "http" || scheme == "https") && url.host?.isEmpty == false
+            && url.port.map { (1...65_535).contains($0) } != false
         var validated = true
         do { try RequestValidator.validateURL(url) } catch { validated = false }
         if validated != slow && !(fast && !slow) {
