@@ -261,9 +261,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         } catch let error where error is TransportError || error is NetworkError || error is CancellationError {
             throw error
         } catch {
-            throw NetworkError(
-                .authorizationFailed, message: "The auth service could not provide credentials: \(error)",
-                url: request.url, underlyingError: error)
+            throw NetworkError.authorizationFailure(error, url: request.url)
         }
     }
 

@@ -274,9 +274,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             do {
                 request = try await authService.authorize(request)
             } catch {
-                throw NetworkError(
-                    .authorizationFailed, message: "The auth service could not provide credentials: \(error)",
-                    url: request.url, underlyingError: error)
+                throw NetworkError.authorizationFailure(error, url: request.url)
             }
         }
         return request

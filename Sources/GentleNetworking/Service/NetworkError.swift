@@ -176,3 +176,13 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
         "NetworkError.\(kind): \(message)"
     }
 }
+
+extension NetworkError {
+    /// `.authorizationFailed` for an auth service whose credential could not be read (`error`
+    /// is its store's), for the request to `url`: before sending, and while a 401 is handled.
+    static func authorizationFailure(_ error: any Error, url: URL?) -> NetworkError {
+        NetworkError(
+            .authorizationFailed, message: "The auth service could not provide credentials: \(error)", url: url,
+            underlyingError: error)
+    }
+}

@@ -68,3 +68,16 @@ public struct ResponseLimits: Sendable, Hashable {
         return configured
     }
 }
+
+extension ResponseLimits {
+    /// The most interim (1xx) responses before the final one, on every transport: a server
+    /// sending a 103 now and then, forever, kept a call going past every idle timeout.
+    static let maxInterimResponses = 16
+
+    /// The error for a response that sent more than ``maxInterimResponses`` interim responses.
+    static func tooManyInterimResponses(url: URL?) -> TransportError {
+        TransportError(
+            .badResponse, url: url, message: "The server sent more than \(maxInterimResponses) interim (1xx) responses."
+        )
+    }
+}

@@ -299,9 +299,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         // An interim response (100 Continue, 103 Early Hints), which corelibs hands over as a
-        // response: the final one follows (CurlTransport waits for it too). At most
-        // `maxInterimResponses`: a server sending a 103 now and then, forever, kept the call
-        // going past every idle timeout.
+        // response: the final one follows (CurlTransport waits for it too), at most
+        // `ResponseLimits.maxInterimResponses`.
         if (100..<200).contains(http.statusCode), http.statusCode != 101,
             let count = state.withLock({ state -> Int? in
                 guard state.redirectFailure == nil else { return nil }
@@ -309,15 +308,11 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 return state.interimResponses
             })
         {
-            guard count > Self.maxInterimResponses else {
+            guard count > ResponseLimits.maxInterimResponses else {
                 completionHandler(.allow)
                 return
             }
-            fail(
-                TransportError(
-                    .badResponse, url: request.url,
-                    message: "The server sent more than \(Self.maxInterimResponses) interim (1xx) responses."),
-                fromDelegate: true)
+            fail(ResponseLimits.tooManyInterimResponses(url: request.url), fromDelegate: true)
             completionHandler(.cancel)
             return
         }
@@ -604,9 +599,6 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancelAuthenticationChallenge, nil)
         }
     #endif
-
-    /// The most interim (1xx) responses before the final one.
-    static let maxInterimResponses = 16
 
     // MARK: Checks
 

@@ -159,10 +159,9 @@ struct CurlTransferState: Sendable {
     /// the only place a status line may be. libcurl reads an `HTTP/…` line anywhere else as an
     /// ordinary field.
     private(set) var awaitingStatusLine = true
-    /// How many interim (1xx) heads came before the final one.
+    /// How many interim (1xx) heads came before the final one (at most
+    /// `ResponseLimits.maxInterimResponses`).
     private(set) var interimHeads = 0
-    /// The most interim heads before the final one (as `URLSessionTransport`'s).
-    static let maxInterimHeads = 16
     private var contentLength: Int64?
     private var hasTransferEncoding = false
     let url: URL?
@@ -371,11 +370,8 @@ struct CurlTransferState: Sendable {
                 return abort(TransportError(.badResponse, url: url, message: "The server sent no valid status line."))
             }
             interimHeads += 1
-            guard interimHeads <= Self.maxInterimHeads else {
-                return abort(
-                    TransportError(
-                        .badResponse, url: url,
-                        message: "The server sent more than \(Self.maxInterimHeads) interim (1xx) responses."))
+            guard interimHeads <= ResponseLimits.maxInterimResponses else {
+                return abort(ResponseLimits.tooManyInterimResponses(url: url))
             }
             awaitingStatusLine = true
             return Actions()  // 1xx: the final head follows
