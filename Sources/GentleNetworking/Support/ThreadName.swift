@@ -4,8 +4,20 @@ import Foundation
 /// most on Linux, cut at a character boundary).
 ///
 /// Foundation's `Thread.name`, set before `start()`, never reaches the thread on Linux, so the
-/// thread names itself with `pthread_setname_np`.
+/// thread names itself with `pthread_setname_np`. An unnamed thread takes its creator's name: one
+/// started from a libdispatch worker would look like one (`oot.default-qos`), and the fault
+/// table, which tells pool workers from threads a case owns by name, would not see it leak. So
+/// every thread the library starts is started by ``start(_:_:)`` (a test checks the sources).
 package enum ThreadName {
+    /// Starts a thread named `name` that runs `body`.
+    package static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            setCurrent(name)
+            body()
+        }
+        thread.start()
+    }
+
     package static func setCurrent(_ name: String) {
         let capped = name.utf8Prefix(15)
         #if canImport(Glibc) || canImport(Musl)

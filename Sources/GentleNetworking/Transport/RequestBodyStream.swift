@@ -43,15 +43,13 @@ public enum RequestBodyStream {
                     continuation.resume(returning: .failure(Self.cancelledError(url)))
                     return
                 }
-                let reader = Thread {
+                ThreadName.start("gentle.body-stream") {
                     let result = readAll(box.stream, limit: limit, url: url, cancelled: { cancelled.current })
                     waiting.withLock { pending in
                         defer { pending = nil }
                         return pending
                     }?.resume(returning: result)
                 }
-                reader.name = "gentle.body-stream"
-                reader.start()
             }
         } onCancel: {
             cancelled.withLock { $0 = true }

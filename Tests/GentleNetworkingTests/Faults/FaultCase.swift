@@ -61,18 +61,6 @@ struct FaultCase: Sendable {
     /// The most descriptors a known leak may leave per run.
     static let knownLeakBound = 2
 
-    /// The threads a case on `kind` may leave when it ends. corelibs' URLSession runs every
-    /// transfer on libdispatch's shared pool, and keeps working on a transfer it was told to
-    /// cancel (measured: it reads and inflates the rest of a compression bomb); libdispatch adds
-    /// a worker meanwhile, which exits once idle, sometimes only after the case's 20 s settle
-    /// wait (CI: after a bomb, and after an endless body). A pool worker belongs to no case, so
-    /// on URLSession one may be left per case; the end of the table requires every thread to be
-    /// gone (``FaultTableTests``). libcurl's transfers run on the transport's own thread: none
-    /// may be left.
-    static func threadAllowance(on kind: TransportKind) -> Int {
-        kind == .urlSession ? 1 : 0
-    }
-
     init(
         _ name: String, expect expected: FaultOutcome,
         run: @escaping @Sendable (TransportKind) async throws -> FaultObservation
@@ -125,7 +113,23 @@ struct FaultRow: Sendable {
     var knownLeaks: [TransportKind: String] = [:]
     var outcomes: [TransportKind: FaultObservation] = [:]
     var slowest: TimeInterval = 0
-    var leftover: [TransportKind: (descriptors: Int, threads: Int)] = [:]
+    /// What a case left when its own threads had ended (or 20 s had passed), against the counts
+    /// before it.
+    struct Leftover {
+        var descriptors: Int
+        /// Threads other than libdispatch's pool workers: none may be left, on any transport.
+        var threads: Int
+        /// libdispatch's pool workers (see ``ProcessResources/poolWorkers``): shared by the whole
+        /// process, so not held against a case. corelibs' URLSession runs every transfer on the
+        /// pool and keeps working on one it was told to cancel (measured: it reads and inflates
+        /// the rest of a compression bomb), and launching nginx through corelibs' `Process` uses
+        /// it too; a worker then exits once idle, often only after a 20 s wait (CI: after a bomb,
+        /// an endless body, and a TLS case on `CurlTransport`). The end of the table requires
+        /// every one of them gone (``FaultTableTests``).
+        var poolWorkers: Int
+    }
+
+    var leftover: [TransportKind: Leftover] = [:]
     /// For a transport that left something over: which descriptors and threads appeared.
     var leakDetails: [TransportKind: String] = [:]
     /// How long the wait for the counts to settle took after each transport's run.
@@ -141,12 +145,10 @@ struct FaultRow: Sendable {
 
     func leaks(_ kind: TransportKind) -> String {
         guard let left = leftover[kind] else { return "n/a" }
-        let poolWorkers = min(max(0, left.threads), FaultCase.threadAllowance(on: kind))
-        let threads = max(0, left.threads) - poolWorkers
-        if left.descriptors <= 0 && threads <= 0 {
-            return poolWorkers > 0 ? "none (a libdispatch worker was still idle, see below)" : "none"
+        if left.descriptors <= 0 && left.threads <= 0 {
+            return "none"
         }
-        let figure = "+\(max(0, left.descriptors)) fd, +\(threads) threads"
+        let figure = "+\(max(0, left.descriptors)) fd, +\(max(0, left.threads)) threads"
         return knownLeaks[kind] != nil ? "\(figure) on \(kind) (known, see below)" : "**\(figure) on \(kind)**"
     }
 }

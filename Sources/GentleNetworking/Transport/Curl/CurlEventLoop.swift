@@ -83,13 +83,11 @@
             if maxConnectionsPerHost > 0 {
                 _ = gn_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
             }
-            let thread = Thread { [self] in
-                ThreadName.setCurrent("gentle.curl")
+            ThreadName.start("gentle.curl") { [self] in
                 loopThread.withLock { $0 = pthread_self() }
                 run()
                 stopped.signal()
             }
-            thread.start()
         }
 
         deinit {
