@@ -15,13 +15,9 @@ enum RequesterDelivery {
         for request: T, response: @escaping RequestResponse<T.Response>
     ) -> URLRequest? {
         do {
-            var urlRequest = try request.makeURLRequest()
             // Any Double is a timeout: a session's own data task (Apple platforms, or a session
-            // with a delegate on Linux) gets one corelibs cannot trap on (NaN and infinity did);
-            // NaN, zero and negative values mean the default, as on every transport. A usable
-            // value is left alone: set, even to 60, it would override the session's own.
-            let timeout = urlRequest.timeoutInterval
-            if Clamp.timeout(timeout) != timeout { urlRequest.timeoutInterval = Clamp.timeout(timeout) ?? 60 }
+            // with a delegate on Linux) gets one corelibs cannot trap on (NaN and infinity did).
+            let urlRequest = Clamp.sessionSafeTimeout(try request.makeURLRequest())
             // Sent as every transport sends it, whichever requester runs it.
             do throws(TransportError) {
                 return try RequestValidator.prepared(urlRequest)

@@ -43,6 +43,14 @@ extension URLSession: Requester {
                 }
                 return
             }
+            // A session used as it is: corelibs converts its configuration's request timeout to
+            // an integer before anything else, and trapped on NaN or infinity.
+            if let unusable = URLSessionTransport.unusableTimeout(of: self) {
+                RequesterDelivery.deliver(
+                    .failure(JustNetworkingError.invalidRequest(reason: unusable.message)), for: request,
+                    sent: urlRequest, response: response)
+                return
+            }
         #endif
         let task = dataTask(with: urlRequest) { data, urlResponse, error in
             let outcome: RequesterDelivery.Outcome

@@ -1,6 +1,7 @@
 import Foundation
 import GentleNetworking
 import JustNetworking
+import YNetwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -10,11 +11,20 @@ import JustNetworking
 /// sends one GET and prints one JSON line with its outcome. Before its fix, a value corelibs
 /// converts to an integer (NaN, infinity) killed this process.
 ///
-/// Usage: `gentle-probe timeout <transport|transport-delegate|justnetworking-delegate> <url> <seconds>`:
-/// `transport` is a `URLSessionTransport` over a session whose configuration's
-/// `timeoutIntervalForRequest` is `<seconds>`, `transport-delegate` the same session with a
-/// delegate of its own, `justnetworking-delegate` JustNetworking's `URLSession` requester over a
-/// session with a delegate of its own and a request whose `timeoutInterval` is `<seconds>`.
+/// Usage: `gentle-probe timeout <mode> <url> <seconds>`, the mode one of:
+/// - `transport`: a `URLSessionTransport` over a session whose configuration's
+///   `timeoutIntervalForRequest` is `<seconds>`; `transport-delegate` the same session with a
+///   delegate of its own;
+/// - `justnetworking-delegate`: JustNetworking's `URLSession` requester over a session with a
+///   delegate of its own and a request whose `timeoutInterval` is `<seconds>`;
+///   `justnetworking-delegate-session` the same with the session's configuration's
+///   `timeoutIntervalForRequest` at `<seconds>` instead;
+/// - `ynetwork-background`: Y-Network's `submitBackgroundDownload` on an engine configured with a
+///   session delegate, a request whose `timeoutInterval` is `<seconds>`; it prints the status
+///   the delegate saw (or the error);
+/// - `transport-cookies`: a `URLSessionTransport` over the default configuration (which accepts
+///   cookies), `<seconds>` unused; it prints the status. corelibs parsed a `Set-Cookie` it
+///   trapped on before any delegate saw the response.
 enum TimeoutProbe {
     struct Outcome: Encodable {
         /// `success`, `error`.
@@ -24,6 +34,26 @@ enum TimeoutProbe {
     }
 
     private final class PlainDelegate: NSObject, URLSessionTaskDelegate, Sendable {}
+
+    /// Reports the status of the first task that completes.
+    private final class DownloadDelegate: NSObject, URLSessionDownloadDelegate, Sendable {
+        let done = Locked<CheckedContinuation<Outcome, Never>?>(nil)
+
+        func urlSession(
+            _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+        ) {}
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let status = (task.response as? HTTPURLResponse)?.statusCode
+            let outcome =
+                error.map { Outcome(outcome: "error", error: "\(type(of: $0))") }
+                ?? Outcome(outcome: "success", status: status)
+            done.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
+            }?.resume(returning: outcome)
+        }
+    }
 
     private struct BaseRouter: Router {
         let baseURL: URL
@@ -38,17 +68,46 @@ enum TimeoutProbe {
         var outcome = Outcome(outcome: "success")
         let configuration = URLSessionConfiguration.ephemeral
         switch arguments[0] {
-        case "justnetworking-delegate":
+        case "justnetworking-delegate", "justnetworking-delegate-session":
+            let onSession = arguments[0] == "justnetworking-delegate-session"
+            if onSession { configuration.timeoutIntervalForRequest = seconds }
             let session = URLSession(configuration: configuration, delegate: PlainDelegate(), delegateQueue: nil)
             let factory = RequestFactory(
                 router: BaseRouter(
                     baseURL: url.deletingLastPathComponent(), route: Route(path: url.lastPathComponent, method: .get)),
-                requestBuilder: set(to: \.timeoutInterval, seconds))
+                requestBuilder: set(to: \.timeoutInterval, onSession ? 0 : seconds))
             let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
                 session.execute(RequestType<Void>(requestFactory: factory)) { continuation.resume(returning: $0) }
             }
             if case .failure(let error) = result {
                 outcome = Outcome(outcome: "error", error: "\(type(of: error))")
+            }
+        case "ynetwork-background":
+            let delegate = DownloadDelegate()
+            let engine = URLNetworkEngine()
+            var engineConfiguration = NetworkEngineConfiguration()
+            engineConfiguration.sessionDelegate = delegate
+            engine.configure(with: engineConfiguration)
+            var request = URLRequest(url: url)
+            request.timeoutInterval = seconds
+            outcome = await withCheckedContinuation { continuation in
+                delegate.done.withLock { $0 = continuation }
+                do {
+                    try engine.submitBackgroundDownload(request)
+                } catch {
+                    delegate.done.withLock { pending in
+                        defer { pending = nil }
+                        return pending
+                    }?.resume(returning: Outcome(outcome: "error", error: "\(type(of: error))"))
+                }
+            }
+        case "transport-cookies":
+            do {
+                let (_, response) = try await URLSessionTransport(session: URLSession(configuration: .default))
+                    .data(for: URLRequest(url: url))
+                outcome.status = response.statusCode
+            } catch {
+                outcome = Outcome(outcome: "error", error: "\(error)")
             }
         default:
             configuration.timeoutIntervalForRequest = seconds

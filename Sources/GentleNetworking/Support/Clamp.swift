@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Turns durations a caller or a server gives (any `Double`: NaN, negative, infinite, huge)
 /// into values that can be converted and slept on without trapping.
 package enum Clamp {
@@ -11,6 +15,20 @@ package enum Clamp {
     package static func timeout(_ seconds: Double) -> Double? {
         guard !seconds.isNaN, seconds > 0 else { return nil }
         return min(seconds, maxSeconds)
+    }
+
+    /// `request` with a `timeoutInterval` corelibs' URLSession cannot trap on, for a data task
+    /// of a session the library does not route (a session with a delegate of its own, a
+    /// background session): corelibs converts it to an integer of milliseconds, and NaN or
+    /// infinity killed the process. NaN, zero and negative values become 60 s (the default, as
+    /// on every transport), huge ones ``maxSeconds``. A usable value is left alone: set, even to
+    /// 60, it would override the session's own.
+    package static func sessionSafeTimeout(_ request: URLRequest) -> URLRequest {
+        let seconds = request.timeoutInterval
+        guard timeout(seconds) != seconds else { return request }
+        var request = request
+        request.timeoutInterval = timeout(seconds) ?? 60
+        return request
     }
 
     /// `seconds` as a delay: NaN and negative values are 0; infinity and huge values are

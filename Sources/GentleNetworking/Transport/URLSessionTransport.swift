@@ -104,7 +104,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// one corelibs traps on (NaN, infinite, or beyond an `Int` of milliseconds: it converts
         /// it to one before it reads the request's own) and the session is used as it is (it has
         /// a delegate of its own; a routed session gets a clamped copy).
-        private static func unusableTimeout(of session: URLSession) -> TransportError? {
+        package static func unusableTimeout(of session: URLSession) -> TransportError? {
             guard session.delegate != nil else { return nil }
             let seconds = session.configuration.timeoutIntervalForRequest
             guard !(abs(seconds) <= 1e15) else { return nil }
@@ -126,10 +126,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 case .made(let routedSession, let router):
                     return (routedSession, router)
                 case .notYetMade:
-                    let router = SessionRouter()
+                    let router = SessionRouter(cookies: SessionCookieJar(session.configuration))
                     // The configuration's headers go on each request instead (see
                     // `configurationHeaders`); a copy, so the caller's session is not changed.
-                    let configuration = session.configuration.copy() as? URLSessionConfiguration
+                    // Cookies are stored by the router (`SessionCookieJar`), not by corelibs.
+                    let configuration = (session.configuration.copy() as? URLSessionConfiguration)
+                        .map(SessionCookieJar.disabling)
                     configuration?.httpAdditionalHeaders = nil
                     // corelibs converts the request timeout to an integer before anything else,
                     // whatever the request's own: NaN or infinity trapped on the first request.
@@ -290,6 +292,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// events to its ``SessionCall``, and forgets the call when the task completes.
     private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         private let calls = Locked<[Int: SessionCall]>([:])
+        private let cookies: SessionCookieJar
+
+        init(cookies: SessionCookieJar) {
+            self.cookies = cookies
+        }
 
         func register(_ call: SessionCall, for task: URLSessionTask) {
             calls.withLock { $0[task.taskIdentifier] = call }
@@ -307,6 +314,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 completionHandler(.cancel)
                 return
             }
+            cookies.store(from: response)
             call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
         }
 
@@ -327,6 +335,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 completionHandler(nil)
                 return
             }
+            cookies.store(from: response)
             call.urlSession(
                 session, task: task, willPerformHTTPRedirection: response, newRequest: request,
                 completionHandler: completionHandler)

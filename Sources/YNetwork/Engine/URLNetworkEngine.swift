@@ -220,6 +220,8 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
         let session = configuredSession
         lock.unlock()
         guard let session else { throw NetworkError.notConfigured }
-        return (session, try RequestValidator.prepared(request, bodyLength: try bodyLength()))
+        // The session's own task: a request timeout corelibs would trap on (NaN, infinity) is
+        // made usable first.
+        return (session, try RequestValidator.prepared(Clamp.sessionSafeTimeout(request), bodyLength: try bodyLength()))
     }
 }

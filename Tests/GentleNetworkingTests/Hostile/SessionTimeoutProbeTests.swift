@@ -77,4 +77,28 @@ struct SessionTimeoutProbeTests {
         #expect(outcome.outcome == "success", "\(outcome)")
         #expect(server.requests(path: "/t").count == 1)
     }
+
+    @Test(
+        "JustNetworking over a session with a delegate whose configuration's request timeout is NaN or infinite: a typed error, nothing sent",
+        arguments: ["inf", "nan"])
+    func justNetworkingOwnDelegateSession(seconds: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/t") { _ in .status(204) }
+        let outcome = try await Self.probe("justnetworking-delegate-session", server.url("/t"), seconds: seconds)
+        #expect(outcome.outcome == "error" && outcome.error == "JustNetworkingError", "\(outcome)")
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test(
+        "Y-Network's background download with a request timeout of NaN or infinity: sent",
+        arguments: ["inf", "nan"])
+    func yNetworkBackground(seconds: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/t") { _ in .text("ok") }
+        let outcome = try await Self.probe("ynetwork-background", server.url("/t"), seconds: seconds)
+        #expect(outcome.outcome == "success" && outcome.status == 200, "\(outcome)")
+        #expect(server.requests(path: "/t").count == 1)
+    }
 }

@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+    /// Linux: stores the cookies of a routed session's responses in corelibs' place.
+    ///
+    /// corelibs parses every `Set-Cookie` line in its libcurl header callback, before any
+    /// delegate sees the response, and its parser traps on some names made of several Unicode
+    /// scalars (`🇺🇸=1`, `x\u{301}y=1`): one header from any server ended the process. So a routed
+    /// session's configuration never accepts cookies itself (``disabling(_:)``), and the jar
+    /// stores them instead, from each response a task receives (each redirect hop included),
+    /// into the caller's configuration's `httpCookieStorage` unless its
+    /// `httpCookieAcceptPolicy` is `.never`, with the URL corelibs would use and no main
+    /// document (as corelibs does). A response whose `Set-Cookie` holds a byte outside printable
+    /// ASCII and tab stores nothing: no valid cookie has one (RFC 6265: a name is a token, a
+    /// value is ASCII), and such a byte is what the parser traps on. Cookies are still sent
+    /// from the storage by corelibs (`httpShouldSetCookies`).
+    struct SessionCookieJar: @unchecked Sendable {
+        // @unchecked: HTTPCookieStorage is thread-safe (its own lock) and never mutated here.
+        private let storage: HTTPCookieStorage?
+
+        init(_ configuration: URLSessionConfiguration) {
+            storage = configuration.httpCookieAcceptPolicy == .never ? nil : configuration.httpCookieStorage
+        }
+
+        /// `configuration` with corelibs' own cookie parsing turned off.
+        static func disabling(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+            configuration.httpCookieAcceptPolicy = .never
+            return configuration
+        }
+
+        /// Stores the cookies `response` sets, if the configuration accepts cookies and every
+        /// byte of its `Set-Cookie` is printable ASCII or tab.
+        func store(from response: URLResponse) {
+            guard let storage, let response = response as? HTTPURLResponse, let url = response.url,
+                let field = response.value(forHTTPHeaderField: "Set-Cookie"), Self.isParsable(field)
+            else { return }
+            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
+            guard !cookies.isEmpty else { return }
+            storage.setCookies(cookies, for: url, mainDocumentURL: nil)
+        }
+
+        /// Whether `field` is printable ASCII and tab only: text corelibs' cookie parser reads
+        /// without trapping.
+        static func isParsable(_ field: String) -> Bool {
+            field.utf8.allSatisfy { $0 == 0x09 || (0x20...0x7E).contains($0) }
+        }
+    }
+#endif
