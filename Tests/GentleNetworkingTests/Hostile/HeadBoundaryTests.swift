@@ -11,10 +11,11 @@ import Testing
 /// (not even one written as a status line), and a line of spaces is not the blank line.
 @Suite("The end of a response head, against a hostile server")
 struct HeadBoundaryTests {
-    /// The transports a chunked body's trailers can be sent to. Not `URLSessionTransport` on
-    /// Linux: corelibs parses trailers as a new response head and then traps ("Transfer
-    /// completed, but there's no response") on any trailer field, taking the process down
-    /// (SECURITY.md, "Known limits"); CurlTransport is the default there.
+    /// The transports a chunked body's trailers, or a head cut short, can be sent to. Not
+    /// `URLSessionTransport` on Linux: corelibs parses trailers as a new response head, and then,
+    /// as on a connection closed inside the head, traps ("Transfer completed, but there's no
+    /// response"), taking the process down (SECURITY.md, "Known limits"); CurlTransport is the
+    /// default there.
     static let trailerSafe: [TransportKind] = {
         #if canImport(FoundationNetworking)
             return TransportKind.all.filter { $0 != .urlSession }
@@ -57,5 +58,28 @@ struct HeadBoundaryTests {
         } catch let error as TransportError {
             #expect(error.code == .badResponse, "\(error)")
         }
+    }
+
+    @Test(
+        "A connection closed inside the head is .connectionLost, not a 200 with no body (libcurl ends it without an error)",
+        arguments: trailerSafe)
+    func headCutShort(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/cut", .raw(Data("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n".utf8)))
+        server.route("/cut-redirect", .raw(Data("HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\n".utf8)))
+        let transport = try kind.make()
+        for path in ["/cut", "/cut-redirect"] {
+            var request = URLRequest(url: server.url(path))
+            request.httpMethod = "POST"
+            request.httpBody = Data("order=1".utf8)
+            do {
+                let (body, response) = try await transport.data(for: request)
+                Issue.record("\(path): got \(response.statusCode) with \(body.count) bytes")
+            } catch let error as TransportError {
+                #expect(error.code == .connectionLost, "\(path): \(error)")
+            }
+        }
+        #expect(server.requests(path: "/elsewhere").isEmpty)
     }
 }

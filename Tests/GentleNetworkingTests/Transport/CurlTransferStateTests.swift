@@ -80,6 +80,17 @@ struct CurlTransferStateTests {
         #expect(state.head.statusCode == 200 && state.head.fieldCount == 7)
     }
 
+    @Test(
+        "A transfer libcurl ends inside the head (the connection closed before its blank line) is .connectionLost",
+        arguments: [["HTTP/1.1 200 OK"], ["HTTP/1.1 200 OK", "Content-Type: text/plain"], ["HTTP/1.1 100 Continue", "", "HTTP/1.1 204 No Content"]])
+    func endsInsideHead(lines: [String]) throws {
+        var state = makeState()
+        feed(&state, lines)
+        let actions = state.finished(libcurlFailure: nil)
+        #expect(failureCode(actions) == .connectionLost)
+        #expect(state.phase == .ended)
+    }
+
     @Test("1xx interim heads are replaced by the final one")
     func interimHeads() {
         var state = makeState()

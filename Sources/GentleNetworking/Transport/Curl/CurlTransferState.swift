@@ -311,6 +311,14 @@ struct CurlTransferState: Sendable {
             failure = error
             return end(caller: .failure(error), stream: .failure(error))
         }
+        // libcurl ends a transfer whose connection closed inside the head without an error: it
+        // was a 200 with the fields seen so far and no body (a POST read as done).
+        guard headComplete else {
+            let error = TransportError(
+                .connectionLost, url: url, message: "The connection closed inside the response head.")
+            failure = error
+            return end(caller: .failure(error), stream: .failure(error))
+        }
         return end(caller: .head(head), stream: .complete)
     }
 
