@@ -100,8 +100,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         case .networkConnectionLost: code = .connectionLost
         case .notConnectedToInternet: code = .notConnectedToInternet
         case .httpTooManyRedirects, .redirectToNonExistentLocation: code = .tooManyRedirects
-        case .badServerResponse, .cannotParseResponse, .zeroByteResource, .cannotDecodeRawData,
-            .cannotDecodeContentData:
+        case .badServerResponse:
+            // corelibs reports libcurl's "Empty reply from server" (CURLE_GOT_NOTHING) this way,
+            // which CurlTransport gives as .connectionLost (a retry may help; RetryTransport and
+            // an event source's reconnection decide by the code).
+            let specific = classifyUnknown(error.localizedDescription)
+            code = specific == .connectionLost ? .connectionLost : .badResponse
+        case .cannotParseResponse, .zeroByteResource, .cannotDecodeRawData, .cannotDecodeContentData:
             code = .badResponse
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
@@ -134,6 +139,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             "invalid status line", "chunked-encoded data", "hexadecimal", "content-length",
             "unrecognized content encoding", "content encodings",
             "error while processing content unencoding", "invalid http header", "header without colon",
+            "nul byte in header",
             // corelibs' header callback refused a line it could not parse (such as one of spaces).
             "failed writing header")
         {

@@ -82,4 +82,23 @@ struct HeadBoundaryTests {
         }
         #expect(server.requests(path: "/elsewhere").isEmpty)
     }
+
+    @Test(
+        "The same kind on every transport: a connection closed before any byte is .connectionLost, a NUL in a header .badResponse",
+        arguments: TransportKind.all)
+    func emptyReplyAndNul(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/empty", .raw(Data()))
+        server.route("/nul", .raw(Data("HTTP/1.1 200 OK\r\nX-A: a\u{0}b\r\nContent-Length: 2\r\n\r\nok".utf8)))
+        let transport = try kind.make()
+        for (path, expected) in [("/empty", TransportError.Code.connectionLost), ("/nul", .badResponse)] {
+            do {
+                let (body, response) = try await transport.data(for: URLRequest(url: server.url(path)))
+                Issue.record("\(path): got \(response.statusCode) with \(body.count) bytes")
+            } catch let error as TransportError {
+                #expect(error.code == expected, "\(path): \(error)")
+            }
+        }
+    }
 }
