@@ -82,7 +82,10 @@ struct CurlTransferStateTests {
 
     @Test(
         "A transfer libcurl ends inside the head (the connection closed before its blank line) is .connectionLost",
-        arguments: [["HTTP/1.1 200 OK"], ["HTTP/1.1 200 OK", "Content-Type: text/plain"], ["HTTP/1.1 100 Continue", "", "HTTP/1.1 204 No Content"]])
+        arguments: [
+            ["HTTP/1.1 200 OK"], ["HTTP/1.1 200 OK", "Content-Type: text/plain"],
+            ["HTTP/1.1 100 Continue", "", "HTTP/1.1 204 No Content"],
+        ])
     func endsInsideHead(lines: [String]) throws {
         var state = makeState()
         feed(&state, lines)
