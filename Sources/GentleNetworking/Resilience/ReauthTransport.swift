@@ -191,6 +191,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // the refresh timeout.
         if Self.refreshing == ObjectIdentifier(coordinator) { return (body, exchanged) }
         let data = await drain(body)
+        // Cancelled while the 401 came in or its body was read: no refresh for a caller that
+        // has gone (a stream's drain swallows the cancellation).
+        try Task.checkCancellation()
         var unauthenticated = request
         unauthenticated.setValue(nil, forHTTPHeaderField: authService.headerField)
         let current = try await authorized(unauthenticated).value(forHTTPHeaderField: authService.headerField)

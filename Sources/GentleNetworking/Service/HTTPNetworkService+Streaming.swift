@@ -50,10 +50,14 @@ extension HTTPNetworkService {
                     data.append(chunk.prefix(Self.streamedErrorBodyLimit - data.count))
                     if data.count >= Self.streamedErrorBodyLimit { break }
                 }
+            } catch is CancellationError {
+                // The caller cancelled while the error's body was read: a cancellation, not the
+                // status error (which a caller's own retry-on-503 would retry).
             } catch {
                 // What arrived before the failure is the error's body.
             }
             body.cancel()
+            try Task.checkCancellation()
             log?.response(response, body: data, metrics: recorder?.snapshot())
             await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request, witness: witness)
             // Scrubbed of a token a refresh put on the retried request too, as on every path.
