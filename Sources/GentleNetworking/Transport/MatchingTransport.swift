@@ -38,6 +38,17 @@ public struct MatchingTransport: HTTPTransportProtocol {
         guard pattern.matches(request) else { throw MatchingTransportError.notMatched }
         return try await transport.data(for: request)
     }
+
+    /// Forwards a stream of `request` when it matches ``pattern``, as ``transport`` streams it
+    /// (without this, the protocol's default read the whole body before the first byte, and an
+    /// endless event stream never began).
+    ///
+    /// - Throws: ``MatchingTransportError/notMatched`` as ``data(for:)`` does; otherwise what
+    ///   ``transport`` throws.
+    public func stream(for request: URLRequest) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        guard pattern.matches(request) else { throw MatchingTransportError.notMatched }
+        return try await transport.stream(for: request)
+    }
 }
 
 /// ``MatchingTransport/MatchingTransportError`` by its short name, so that

@@ -45,4 +45,28 @@ struct MatchingTransportTests {
         }
         #expect(server.receivedRequests.map(\.path) == ["/ok"])
     }
+
+    @Test(
+        "A stream is the inner transport's own: the first bytes of an endless body arrive, a refused one sends nothing",
+        arguments: TransportKind.all)
+    func streams(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/endless", .endlessBody(chunked: true))
+        let transport = MatchingTransport(
+            pattern: RequestPattern(method: .get, path: "/endless"), transport: try kind.make())
+        let (body, response) = try await transport.stream(for: URLRequest(url: server.url("/endless")))
+        #expect(response.statusCode == 200)
+        var received = 0
+        for try await chunk in body {
+            received += chunk.count
+            if received > 0 { break }
+        }
+        body.cancel()
+        #expect(received > 0)
+        await #expect(throws: MatchingTransportError.notMatched) {
+            try await transport.stream(for: URLRequest(url: server.url("/other")))
+        }
+        #expect(server.requests(path: "/other").isEmpty)
+    }
 }
