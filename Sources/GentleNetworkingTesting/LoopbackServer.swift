@@ -330,7 +330,9 @@ public final class LoopbackServer: Sendable {
         var offset = bytes.startIndex
         let step = max(1, response.chunkSize)
         while offset < bytes.endIndex {
-            let end = min(bytes.endIndex, offset + step)
+            // `step` may be as large as Int.max ("don't chunk"): compare it with what is left
+            // rather than adding it to `offset`.
+            let end = bytes.endIndex - offset > step ? offset + step : bytes.endIndex
             guard send(bytes[offset..<end], chunked: response.chunked, to: descriptor) else { return false }
             offset = end
         }

@@ -233,6 +233,40 @@ struct LoopbackServerTests {
         client.close()
     }
 
+    @Test(
+        "Don't chunk (chunkSize Int.max) with a pause or a cut mid-body: the body goes out without overflow",
+        arguments: [false, true])
+    func unchunkedMidBodyFaults(chunked: Bool) throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let half = String(repeating: "z", count: 500)
+        let response = LoopbackResponse.text(half + half).with {
+            $0.chunked = chunked
+            $0.chunkSize = .max
+        }
+        server.route("GET", "/pause") { _ in response.with { $0.delayMidBody = 0.05 } }
+        server.route("GET", "/cut") { _ in response.with { $0.closeMidBody = true } }
+        server.route("GET", "/both") { _ in
+            response.with {
+                $0.delayMidBody = 0.05
+                $0.closeMidBody = true
+            }
+        }
+        let piece = chunked ? "1f4\r\n\(half)\r\n" : half
+
+        var client = try RawClient(port: server.port)
+        client.send("GET /pause HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(client.readToEnd().hasSuffix("\r\n\r\n" + piece + piece + (chunked ? "0\r\n\r\n" : "")))
+        client.close()
+        for path in ["/cut", "/both"] {
+            client = try RawClient(port: server.port)
+            client.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(client.readToEnd().hasSuffix("\r\n\r\n" + piece), "\(path)")
+            client.close()
+        }
+        #expect(server.completedResponseCount == 1)
+    }
+
     @Test("A malformed request gets a 400 and the connection is closed")
     func malformedRequest() throws {
         let server = try LoopbackServer()
