@@ -71,11 +71,15 @@ public enum HostileBehavior: Sendable {
     case resetBeforeHeaders
 
     /// `200` with `Content-Length: bodyLength`, the first half of the body (`x`s), a 50 ms
-    /// pause, then a TCP RST.
+    /// pause, then a TCP RST. A negative `bodyLength` counts as 0. The body is streamed in
+    /// 64 KiB writes, never built whole, so any length (even `Int.max`) is fine; it stops early
+    /// when the client goes away.
     case resetMidBody(bodyLength: Int)
 
-    /// `200` with `Content-Length: declared`, then exactly `sent` bytes of body (`x`s) and an
-    /// orderly close.
+    /// `200` with `Content-Length: declared` (written as given, even when negative), then exactly
+    /// `sent` bytes of body (`x`s; none when `sent` is 0 or less) and an orderly close. The body
+    /// is streamed in 64 KiB writes, never built whole, so any `sent` (even `Int.max`) is fine;
+    /// it stops early when the client goes away.
     case truncatedBody(declared: Int, sent: Int)
 
     /// `200` with two headers `Content-Length: first` and `Content-Length: second`, then `body`,

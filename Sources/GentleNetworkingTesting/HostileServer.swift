@@ -359,12 +359,12 @@ private final class HostileConnection {
         case .resetMidBody(let bodyLength):
             let length = max(0, bodyLength)
             guard send(Self.head(status: 200, [("Content-Length", "\(length)")])) else { return .close }
-            guard send([UInt8](repeating: UInt8(ascii: "x"), count: length / 2)) else { return .close }
+            guard sendFiller(count: length / 2) else { return .close }
             guard hold(seconds: 0.05) else { return .close }
             return .reset
         case .truncatedBody(let declared, let sent):
             guard send(Self.head(status: 200, [("Content-Length", "\(declared)")])) else { return .close }
-            guard send([UInt8](repeating: UInt8(ascii: "x"), count: max(0, sent))) else { return .close }
+            guard sendFiller(count: sent) else { return .close }
             return .linger
         case .conflictingContentLength(let first, let second, let body):
             let head = Self.head(status: 200, [("Content-Length", "\(first)"), ("Content-Length", "\(second)")])
@@ -387,6 +387,20 @@ private final class HostileConnection {
         var bytes = Self.head(status: status, fields)
         if request.method != "HEAD" { bytes += [UInt8](body) }
         return send(bytes) ? nil : .close
+    }
+
+    /// Sends `count` `x`s (none when `count` is 0 or less) in writes of at most `writeSize`
+    /// bytes, so any count costs one 64 KiB buffer; `false` when `send` returns it.
+    private func sendFiller(count: Int) -> Bool {
+        let piece = [UInt8](repeating: UInt8(ascii: "x"), count: Self.writeSize)
+        var left = max(0, count)
+        // At least one call, even for no bytes: `send` also reports a client already gone.
+        repeat {
+            let size = min(left, piece.count)
+            guard send(size == piece.count ? piece : Array(piece[..<size])) else { return false }
+            left -= size
+        } while left > 0
+        return true
     }
 
     private func endlessBody(chunked: Bool, status: Int) {

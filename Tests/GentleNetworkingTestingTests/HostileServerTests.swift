@@ -631,6 +631,62 @@ struct HostileServerTests {
         #expect(error == 0)
     }
 
+    @Test("Filler bodies are streamed, never built whole: an Int.max body flows until the client leaves")
+    func hugeFillerBodies() throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/short", .truncatedBody(declared: .max, sent: .max))
+        server.route("/rst", .resetMidBody(bodyLength: .max))
+        for (index, path) in ["/short", "/rst"].enumerated() {
+            let client = try WireClient(port: server.port)
+            client.get(path)
+            let head = try #require(client.readHead())
+            #expect(head.header("Content-Length") == "\(Int.max)")
+            let (body, error) = client.readToEnd(limit: 2 << 20)
+            #expect(error == -1)  // two MiB arrived and it was still going
+            #expect(body.count == 2 << 20)
+            #expect(body.allSatisfy { $0 == UInt8(ascii: "x") })
+            client.close()
+            #expect(eventually { server.clientHangUpCount == index + 1 })
+        }
+        #expect(eventually { threadNames(withPrefix: "\(server.threadNamePrefix)c").isEmpty })
+    }
+
+    @Test("Filler bodies: exact counts across the 64 KiB writes, and negative sizes send nothing")
+    func fillerBodyEdges() throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        let odd = 3 * 64 * 1024 + 17
+        server.route("/odd", .truncatedBody(declared: odd + 1, sent: odd))
+        server.route("/whole", .truncatedBody(declared: 128 * 1024, sent: 128 * 1024))
+        server.route("/negative", .truncatedBody(declared: -1, sent: -5))
+        server.route("/rst-odd", .resetMidBody(bodyLength: 2 * odd))
+        server.route("/rst-negative", .resetMidBody(bodyLength: -3))
+        let cases: [(path: String, length: String, bodyCount: Int, error: Int32)] = [
+            ("/odd", "\(odd + 1)", odd, 0), ("/whole", "\(128 * 1024)", 128 * 1024, 0), ("/negative", "-1", 0, 0),
+            ("/rst-odd", "\(2 * odd)", odd, ECONNRESET), ("/rst-negative", "0", 0, ECONNRESET),
+        ]
+        for expected in cases {
+            let client = try WireClient(port: server.port)
+            defer { client.close() }
+            client.get(expected.path)
+            let head = try #require(client.readHead())
+            #expect(head.header("Content-Length") == expected.length, "\(expected.path)")
+            let (body, error) = client.readToEnd()
+            #expect(error == expected.error, "\(expected.path)")
+            #expect(body.allSatisfy { $0 == UInt8(ascii: "x") }, "\(expected.path)")
+            if expected.error == 0 {
+                #expect(body.count == expected.bodyCount, "\(expected.path)")
+            } else {
+                // A reset may discard bytes the client had not read yet; the server's count is exact.
+                #expect(body.count <= expected.bodyCount, "\(expected.path)")
+            }
+            #expect(
+                server.bytesSent(path: expected.path) == Int64(head.text.utf8.count + expected.bodyCount),
+                "\(expected.path)")
+        }
+    }
+
     // MARK: Shutdown
 
     @Test("shutdown() ends every behaviour and leaves no server thread; it is not counted as a hang-up")
