@@ -72,9 +72,16 @@ public final class LoopbackServer: Sendable {
         shutdown()
     }
 
-    /// The absolute URL for `path` (which may include a query) on this server.
+    /// The absolute URL for `path` (which may include a `?query`) on this server: always
+    /// ``baseURL``'s scheme, host and port, whatever `path` holds.
+    ///
+    /// `path` is taken as path text: leading slashes are collapsed to one (`"x.json"` and
+    /// `"//x.json"` both give `/x.json`), so `"//evil.example/x"` is the path `/evil.example/x`
+    /// and `"http://evil.example/"` the path `/http://evil.example/`, both on this server. Bytes a
+    /// path or query cannot hold (spaces, `#`, `\`, non-ASCII, control characters) are
+    /// percent-encoded; valid escapes such as `%20` are kept. The empty string gives `/`.
     public func url(_ path: String) -> URL {
-        URL(string: path, relativeTo: baseURL)?.absoluteURL ?? baseURL
+        ServerURL.url(path, on: baseURL)
     }
 
     /// The prefix of the names of this server's threads, `LB<port>.` (thread names are capped

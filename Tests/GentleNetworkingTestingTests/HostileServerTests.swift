@@ -687,6 +687,26 @@ struct HostileServerTests {
         }
     }
 
+    // MARK: URLs
+
+    @Test("url(_:) always names this server, whatever the path holds")
+    func urlStaysOnServer() throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        let base = "http://127.0.0.1:\(server.port)"
+        #expect(server.url("/x.json").absoluteString == base + "/x.json")
+        #expect(server.url("x.json").absoluteString == base + "/x.json")
+        #expect(server.url("//evil.example/x").absoluteString == base + "/evil.example/x")
+        #expect(server.url("http://evil.example/").absoluteString == base + "/http://evil.example/")
+        #expect(server.url("a:b").absoluteString == base + "/a:b")
+        for path in hostilePaths {
+            let url = server.url(path)
+            #expect(url.scheme == "http", "\(path) → \(url.absoluteString)")
+            #expect(url.host == "127.0.0.1", "\(path) → \(url.absoluteString)")
+            #expect(url.port == Int(server.port), "\(path) → \(url.absoluteString)")
+        }
+    }
+
     // MARK: Shutdown
 
     @Test("shutdown() ends every behaviour and leaves no server thread; it is not counted as a hang-up")

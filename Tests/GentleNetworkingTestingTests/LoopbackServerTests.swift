@@ -84,6 +84,17 @@ func threadNames(withPrefix prefix: String) -> [String] {
     }
 }
 
+/// Arguments to `url(_:)` that would leave the server if taken as URL references: other hosts,
+/// schemes, user info, ports, backslashes, fragments, control characters.
+let hostilePaths = [
+    "//evil.example/x", "///evil.example/x", "//evil.example:80/x", "//user:pw@evil.example/",
+    "http://evil.example/", "https://evil.example:443/x", "HTTP://evil.example", "http:evil.example", "a:b",
+    "javascript:alert(1)", "mailto:a@evil.example", "file:///etc/passwd", "@evil.example", ":8080/x",
+    "\\evil.example\\x", "\\/evil.example", "/\\evil.example", "[::1]", "//[::1]:80/", "//127.0.0.1:1/",
+    "..//evil.example", "?//evil.example", "#//evil.example", "%2F%2Fevil.example", "", " ", "\u{0}",
+    "\r\nHost: evil.example", "//évil.example/", "/a?b=c#//evil.example", "?", "#", "%", "//%",
+]
+
 @Suite("The loopback HTTP server")
 struct LoopbackServerTests {
     @Test("Binds 127.0.0.1 on a kernel-chosen port and reports its base URL")
@@ -93,6 +104,41 @@ struct LoopbackServerTests {
         #expect(server.port > 0)
         #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
         #expect(server.url("/a?b=1").absoluteString == "http://127.0.0.1:\(server.port)/a?b=1")
+    }
+
+    @Test("url(_:) takes its argument as a path (and query) on this server, never another host")
+    func urlStaysOnServer() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, prefix: "/") { request in .text(request.target) }
+        let base = "http://127.0.0.1:\(server.port)"
+        let expected: [(path: String, target: String)] = [
+            ("/x.json", "/x.json"), ("x.json", "/x.json"), ("/a?b=c", "/a?b=c"), ("/a/b/", "/a/b/"),
+            ("/a%20b?q=%2F&r=1", "/a%20b?q=%2F&r=1"), ("/a?b=c?d/e", "/a?b=c?d/e"),
+            ("//evil.example/x", "/evil.example/x"), ("http://evil.example/", "/http://evil.example/"),
+            ("a:b", "/a:b"), ("", "/"), ("///", "/"), ("?q=1", "/?q=1"), ("/a b#frag", "/a%20b%23frag"),
+            ("/a?b=c#d", "/a?b=c%23d"), ("\\\\evil.example\\x", "/%5C%5Cevil.example%5Cx"), ("/é", "/%C3%A9"),
+            ("/100%", "/100%25"), ("/%zz%4", "/%25zz%254"), ("/a\r\nHost: x", "/a%0D%0AHost:%20x"),
+        ]
+        for (path, target) in expected {
+            #expect(server.url(path).absoluteString == base + target, "\(path)")
+        }
+        let session = URLSession(configuration: .ephemeral)
+        for path in hostilePaths {
+            let url = server.url(path)
+            #expect(url.scheme == "http", "\(path) → \(url.absoluteString)")
+            #expect(url.host == "127.0.0.1", "\(path) → \(url.absoluteString)")
+            #expect(url.port == Int(server.port), "\(path) → \(url.absoluteString)")
+            #expect(url.user == nil && url.fragment == nil, "\(path) → \(url.absoluteString)")
+            #expect(url.absoluteString.hasPrefix(base + "/"), "\(path) → \(url.absoluteString)")
+            // Read back as a client would: it parses to the same server, and the request reaches it.
+            let reparsed = try #require(URL(string: url.absoluteString), "\(path)")
+            #expect(reparsed.host == "127.0.0.1" && reparsed.port == Int(server.port), "\(path)")
+            guard url.host == "127.0.0.1", url.port == Int(server.port) else { continue }  // never leave loopback
+            let (data, _) = try await URLSessionTransport(session: session).data(for: URLRequest(url: url))
+            #expect(String(decoding: data, as: UTF8.self).hasPrefix("/"), "\(path)")
+        }
+        #expect(server.receivedRequests.count == hostilePaths.count)
     }
 
     @Test("Routes by method and path; handlers read method, path, query, headers and body")
