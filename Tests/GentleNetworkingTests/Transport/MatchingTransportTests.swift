@@ -47,23 +47,24 @@ struct MatchingTransportTests {
     }
 
     @Test(
-        "A stream is the inner transport's own: the first bytes of an endless body arrive, a refused one sends nothing",
+        "A stream is the inner transport's own: the first bytes arrive before the body ends, a refused one sends nothing",
         arguments: TransportKind.all)
     func streams(kind: TransportKind) async throws {
         let server = try HostileServer()
         defer { server.shutdown() }
-        server.route("/endless", .endlessBody(chunked: true))
-        let transport = MatchingTransport(
-            pattern: RequestPattern(method: .get, path: "/endless"), transport: try kind.make())
-        let (body, response) = try await transport.stream(for: URLRequest(url: server.url("/endless")))
+        // 20 bytes, one every 100 ms: read whole first (the protocol's default), they came as
+        // one chunk of 20 after 2 s.
+        server.route("/drip", .drip(body: Data(repeating: UInt8(ascii: "x"), count: 20), interval: 0.1))
+        let transport = MatchingTransport(pattern: RequestPattern(method: .get, path: "/drip"), transport: try kind.make())
+        let (body, response) = try await transport.stream(for: URLRequest(url: server.url("/drip")))
         #expect(response.statusCode == 200)
-        var received = 0
-        for try await chunk in body {
-            received += chunk.count
-            if received > 0 { break }
+        var first = 0
+        for try await chunk in body where !chunk.isEmpty {
+            first = chunk.count
+            break
         }
         body.cancel()
-        #expect(received > 0)
+        #expect(first > 0 && first < 20, "first chunk: \(first) bytes")
         await #expect(throws: MatchingTransportError.notMatched) {
             try await transport.stream(for: URLRequest(url: server.url("/other")))
         }
