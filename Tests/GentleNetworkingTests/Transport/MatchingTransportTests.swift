@@ -55,7 +55,8 @@ struct MatchingTransportTests {
         // 20 bytes, one every 100 ms: read whole first (the protocol's default), they came as
         // one chunk of 20 after 2 s.
         server.route("/drip", .drip(body: Data(repeating: UInt8(ascii: "x"), count: 20), interval: 0.1))
-        let transport = MatchingTransport(pattern: RequestPattern(method: .get, path: "/drip"), transport: try kind.make())
+        let transport = MatchingTransport(
+            pattern: RequestPattern(method: .get, path: "/drip"), transport: try kind.make())
         let (body, response) = try await transport.stream(for: URLRequest(url: server.url("/drip")))
         #expect(response.statusCode == 200)
         var first = 0
