@@ -6,7 +6,7 @@
 ///   `=`, `+`, `%`, space and non-ASCII included).
 /// - ``formComponent(_:spaceAsPlus:)``: the same, with a space as `+` or `%20`.
 /// - ``path(_:)``: keeps unreserved characters, sub-delims, `:`, `@`, `/` and existing `%XX`
-///   escapes, so a pre-encoded path is not encoded twice.
+///   escapes, so a pre-encoded path is not encoded twice; ``query(_:)`` the same and `?`.
 /// - ``literalPath(_:)``: the same characters kept, but `%` always encoded: text taken as a
 ///   path, all of it (`?`, `#` and `%` included), as `URL.appendingPathComponent` takes it.
 package enum PercentEncoding {
@@ -63,6 +63,22 @@ package enum PercentEncoding {
     /// A path (segments and their `/`): existing `%XX` escapes are kept.
     package static func path(_ string: String) -> String {
         encode(string, keeping: pathCharacters, keepingEscapes: true, spaceAsPlus: false)
+    }
+
+    /// Unreserved, sub-delims, `:`, `@`, `/` and `?`: what a query holds as it is.
+    package static let queryCharacters = ByteSet(
+        "-._~!$&'()*+,;=:@/?",
+        ranges: [
+            UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        ])
+
+    /// A whole query written by hand (`lang=fr-ç&sort=asc`): `&` and `=` stay, as do existing
+    /// `%XX` escapes; spaces, non-ASCII, `#` and other bytes a query cannot hold are encoded.
+    /// Left to `URL(string:)`, such a query was "repaired" whole on Linux, `%` included, so the
+    /// parameters encoded next to it arrived encoded twice (`new%2520york`).
+    package static func query(_ string: String) -> String {
+        encode(string, keeping: queryCharacters, keepingEscapes: true, spaceAsPlus: false)
     }
 
     /// Text that is a path and nothing else: what ``path(_:)`` encodes, and `%` too, so `?`,

@@ -68,13 +68,16 @@ open class URLBuilder: @unchecked Sendable {
             throw NetworkError.invalidURL
         }
         let joined = trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
+        // The queries are encoded as a path is (existing escapes kept): left to `URL(string:)`,
+        // a space or `ç` in one made it re-encode the whole query, `%` included, and the
+        // parameters added next arrived encoded twice.
+        let pathQuery = PercentEncoding.query(String(relative[queryStart...].dropFirst()))
         if baseQuery.isEmpty {
             // As before: a path that is only a query (`?x=1`) still gets its `/`.
-            let withQuery = trimmedPath + relative[queryStart...]
+            let withQuery = trimmedPath + (queryStart == relative.endIndex ? "" : "?" + pathQuery)
             return withQuery.isEmpty ? String(trimmedBase) : trimmedBase + "/" + withQuery
         }
-        let pathQuery = relative[queryStart...].dropFirst()
-        return joined + "?" + baseQuery + (pathQuery.isEmpty ? "" : "&" + pathQuery)
+        return joined + "?" + PercentEncoding.query(String(baseQuery)) + (pathQuery.isEmpty ? "" : "&" + pathQuery)
     }
 
     /// The full URL of `request`. With a configuration, the path comes from

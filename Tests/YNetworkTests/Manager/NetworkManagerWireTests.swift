@@ -117,6 +117,23 @@ struct NetworkManagerWireTests {
         #expect(received.rawQuery == "key=K3Y&page=2")
     }
 
+    @Test("A path's own query with a space or non-ASCII: the parameters added next arrive encoded once")
+    func pathQueryEncodedOnce() async throws {
+        struct Search: NetworkRequest {
+            var path: PathRepresentable { "search?lang=fr-ç&note=a b" }
+            var queryParameters: ParametersBuilder? { ["q": "new york", "tag": "a&b"] }
+        }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/v1/search") { _ in .json(#"{"id":1,"name":"x"}"#) }
+        let manager = makeManager(server: server, basePath: server.url("/v1").absoluteString + "?key=K 1")
+        let _: User = try await manager.submit(Search())
+        let received = try #require(server.requests(path: "/v1/search").first, "\(server.receivedRequests)")
+        #expect(received.rawQuery == "key=K%201&lang=fr-%C3%A7&note=a%20b&q=new%20york&tag=a%26b")
+        #expect(received.queryValue("q") == "new york" && received.queryValue("tag") == "a&b")
+        #expect(received.queryValue("lang") == "fr-ç")
+    }
+
     @Test("401 is NetworkError.unauthenticated")
     func unauthorized() async throws {
         let server = try LoopbackServer()
