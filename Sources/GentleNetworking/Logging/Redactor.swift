@@ -18,12 +18,18 @@ package enum Redactor {
         "token", "password", "passwd", "passphrase", "secret", "apikey", "api_key", "api-key", "authorization",
         "credential", "session", "sessid", "signature", "cookie", "code_verifier", "assertion", "jwt",
         "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "authkey", "auth_key",
-        "auth-key", "subscription-key", "subscription_key", "functions-key",
+        "auth-key", "subscription-key", "subscription_key", "functions-key", "passcode", "mfa_code", "mfa-code",
+        "otp_code", "otp-code",
     ]
     /// Names that are secrets only as a whole word (`sid` is in `inside`, `sig` in `signal`,
     /// `pass` in `passenger`): `sig` is an Azure shared-access signature, a bearer credential in
     /// a URL; `key` a Google API key (`?key=AIza…`).
-    private static let sensitiveExactNames: Set<String> = ["sid", "auth", "sig", "key", "pwd", "pass"]
+    /// `pw`, `pin`, `otp`, `totp` and `passcode` are what a user types; `refresh` and `access`
+    /// are the token pair of Django's SimpleJWT (`{"refresh":"eyJ…","access":"eyJ…"}`);
+    /// `bearer` and `ticket` hold one too.
+    private static let sensitiveExactNames: Set<String> = [
+        "sid", "auth", "sig", "key", "pwd", "pass", "pw", "pin", "otp", "totp", "refresh", "access", "bearer", "ticket",
+    ]
 
     /// The most bytes of a body that are parsed or scanned to make an excerpt: 64 KiB. A larger
     /// body is never parsed whole; its prefix is redacted by ``redactJSONPrefix(_:outputLimit:)``.
@@ -191,12 +197,28 @@ package enum Redactor {
     /// The header value to log: the auth scheme is kept (`Bearer <redacted>`), the secret is not.
     package static func headerValue(name: String, value: String) -> String {
         let lowered = name.lowercased()
-        guard sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) else { return value }
+        guard sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) || isCredentialHeaderName(lowered) else {
+            return value
+        }
         if lowered.hasSuffix("authorization"), let space = value.firstIndex(of: " ") {
             return String(value[..<space]) + " " + placeholder
         }
         return placeholder
     }
+
+    /// Header names that are keys by their form rather than a known name: any `…-key` or
+    /// `…_key` (`X-Master-Key`, `X-Parse-Master-Key`, `X-Mashape-Key`, `X-Client-Key`) but the
+    /// few that are not secrets, `X-Auth` and any `…authentication…`. `lowered` is lowercased.
+    static func isCredentialHeaderName(_ lowered: String) -> Bool {
+        if lowered.hasSuffix("-key") || lowered.hasSuffix("_key") { return !nonSecretKeyHeaders.contains(lowered) }
+        return lowered == "x-auth" || lowered.contains("authentication")
+    }
+
+    /// `…-key` headers that hold no secret: a request's idempotency key, WebSocket's handshake
+    /// nonce.
+    private static let nonSecretKeyHeaders: Set<String> = [
+        "idempotency-key", "x-idempotency-key", "sec-websocket-key", "x-request-key",
+    ]
 
     /// Headers with every credential value replaced, and any header whose value contains one
     /// of `secrets` replaced too (a server echoing a token in a header of its own). Control
@@ -204,7 +226,9 @@ package enum Redactor {
     static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
-            let shown = isURLHeader(name) ? urlHeaderValue(value, name: name) : headerValue(name: name, value: value)
+            let shown =
+                isURLHeader(name) || looksLikeURL(value)
+                ? urlHeaderValue(value, name: name) : headerValue(name: name, value: value)
             result[PrintableText.escaping(name)] = PrintableText.escaping(scrub(shown, secrets: secrets))
         }
         return result
@@ -215,6 +239,15 @@ package enum Redactor {
 
     static func isURLHeader(_ name: String) -> Bool {
         urlHeaders.contains(name.lowercased())
+    }
+
+    /// Whether a header's value reads as a URL, whatever the header's name (`X-Next:
+    /// https://api/items?access_token=…`, `X-Redirect-To: /cb?password=…`): an absolute `http`
+    /// or `https` URL, or a path with a query.
+    static func looksLikeURL(_ value: String) -> Bool {
+        let start = value.utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        if start.starts(with: "http://".utf8) || start.starts(with: "https://".utf8) { return true }
+        return value.hasPrefix("/") && value.contains("?")
     }
 
     /// A URL header's value without user info, fragment or sensitive query values, as
@@ -463,7 +496,7 @@ package enum Redactor {
         // into components (several microseconds on Linux) is skipped.
         let text = url.absoluteString
         if !containsAny(of: userInfoQueryOrFragmentMarks, in: text) {
-            return text
+            return redactPathParameters(text)
         }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return "<unparseable URL>"
@@ -477,7 +510,7 @@ package enum Redactor {
         let query = components.percentEncodedQuery
         components.percentEncodedQuery = nil
         components.fragment = nil
-        let base = components.string ?? "<unparseable URL>"
+        let base = redactPathParameters(components.string ?? "<unparseable URL>")
         guard let query, !query.isEmpty else { return base }
         return base + "?" + redactForm(query)
     }
@@ -521,7 +554,8 @@ package enum Redactor {
             let string = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
             // A form only when it does not look like JSON: a JSON value holding `?v=3` read as a
             // form lost everything up to the next `&`.
-            text = looksLikeForm(string, bytes: prefix) ? redactForm(string) : string
+            text = looksLikeForm(string, bytes: prefix) && !looksLikeMarkup(string) ? redactForm(string) : string
+            text = text.map(redactMarkup)
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
@@ -580,6 +614,14 @@ package enum Redactor {
     /// (more redacted than needed, never less). The one rule of log records and cURL commands.
     static func looksLikeForm<Bytes: Collection<UInt8>>(_ text: String, bytes: Bytes) -> Bool {
         text.contains("=") && !looksLikeJSON(bytes)
+    }
+
+    /// Whether `text` starts like markup: a multipart body's boundary line (`--`) or an XML or
+    /// HTML tag (`<`), after whitespace. Such a body is not read as a form, whatever `=` it holds
+    /// (`Content-Disposition: form-data; name="…"` read as a form hid nothing).
+    static func looksLikeMarkup(_ text: String) -> Bool {
+        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }
+        return trimmed.hasPrefix("--") || trimmed.hasPrefix("<")
     }
 
     /// Whether `bytes` start (after whitespace and a UTF-8 byte-order mark) with `{` or `[`.
@@ -777,14 +819,35 @@ package enum Redactor {
         return matched == 3
     }
 
-    /// Redacts `name=value` pairs in a form or query string.
+    /// Names that are secrets in a query or a form, not in JSON: OAuth's authorization `code`
+    /// (`?code=…` on a redirect, `grant_type=authorization_code&code=…` in the token request),
+    /// where in a JSON body `code` is nearly always an error's.
+    private static let queryOnlySensitiveNames: Set<String> = ["code"]
+
+    /// Redacts `name=value` pairs in a form or query string, separated by `&` or `;` (the older
+    /// separator servers still accept: `?a=1;api_key=…`).
     static func redactForm(_ form: String) -> String {
-        form.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = String(pair[..<equals])
-            let decodedName = name.removingPercentEncoding ?? name
-            return isSensitiveName(decodedName) ? name + "=" + placeholder : String(pair)
+        form.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+            part.split(separator: ";", omittingEmptySubsequences: false).map { pair -> String in
+                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+                let name = String(pair[..<equals])
+                let decodedName = name.removingPercentEncoding ?? name
+                let sensitive =
+                    isSensitiveName(decodedName) || queryOnlySensitiveNames.contains(decodedName.lowercased())
+                return sensitive ? name + "=" + placeholder : String(pair)
+            }.joined(separator: ";")
         }.joined(separator: "&")
+    }
+
+    /// `url`'s text with each path parameter named like a secret replaced (`/app;jsessionid=…`,
+    /// `/a;token=…/b`). `text` ends at the path (no query or fragment).
+    static func redactPathParameters(_ text: String) -> String {
+        guard text.contains(";"), let scheme = text.range(of: "://") else { return text }
+        guard let pathStart = text[scheme.upperBound...].firstIndex(of: "/") else { return text }
+        let path = text[pathStart...].split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.contains(";") && segment.contains("=") ? redactForm(String(segment)) : String(segment)
+        }
+        return text[..<pathStart] + path.joined(separator: "/")
     }
 }
 

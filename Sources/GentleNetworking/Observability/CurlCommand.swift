@@ -166,11 +166,12 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             // Never the body unredacted: a conversion that fails gives the placeholder instead.
             guard let bytes = String(data: body, encoding: .isoLatin1) else { return Data(Redactor.placeholder.utf8) }
             let latin1Secrets = secrets.compactMap { String(data: Data($0.utf8), encoding: .isoLatin1) }
-            let redacted = isForm(bytes, contentType: contentType) ? Redactor.redactForm(bytes) : bytes
+            let redacted =
+                isForm(bytes, contentType: contentType) ? Redactor.redactForm(bytes) : Redactor.redactMarkup(bytes)
             return Redactor.scrub(redacted, secrets: latin1Secrets).data(using: .isoLatin1)
                 ?? Data(Redactor.placeholder.utf8)
         }
-        let redacted = isForm(text, contentType: contentType) ? Redactor.redactForm(text) : text
+        let redacted = isForm(text, contentType: contentType) ? Redactor.redactForm(text) : Redactor.redactMarkup(text)
         return Data(Redactor.scrub(redacted, secrets: secrets).utf8)
     }
 
@@ -183,7 +184,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// Whether `text` is form-encoded: by its type, or by its look, as the log records judge it.
     private static func isForm(_ text: String, contentType: String) -> Bool {
         contentType.contains("x-www-form-urlencoded")
-            || Redactor.looksLikeForm(text, bytes: text.utf8)
+            || (Redactor.looksLikeForm(text, bytes: text.utf8) && !Redactor.looksLikeMarkup(text))
     }
 
     static func hasControlCharacters(_ text: String) -> Bool {

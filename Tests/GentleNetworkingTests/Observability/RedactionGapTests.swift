@@ -1,0 +1,136 @@
+import Foundation
+import GentleNetworkingTesting
+import Testing
+
+@testable import GentleNetworking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Secrets that went through to cURL commands, log records and HAR files (review, tenth pass):
+/// passwords in multipart and XML bodies, credential names not known as such, secrets after a
+/// `;`, URLs in headers of other names, and key headers by their form. Each test failed before
+/// its fix. Every secret holds `SEKRIT`, so one grep finds any of them.
+@Suite("Redaction: multipart, XML, names, separators and URL-valued headers")
+struct RedactionGapTests {
+    private static func post(_ url: String, body: String, contentType: String) throws -> URLRequest {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        return request
+    }
+
+    /// What a log record, a HAR file and a cURL command show of `request` answered with
+    /// `headers` and `responseBody`, as one text.
+    private static func observed(
+        _ request: URLRequest, headers: [String: String] = [:], responseBody: String = "{}"
+    ) throws -> String {
+        let logger = RecordingLogger()
+        let har = HARRecorder()
+        let url = try #require(request.url)
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers))
+        for observer in [logger, har] as [any NetworkLogger] {
+            let session = try #require(NetworkLogSession(logger: observer, request: request, alsoHeaders: []))
+            session.response(response, body: Data(responseBody.utf8))
+        }
+        let records = logger.records.map { record in
+            "\(record.url)|\(record.headers.sorted { $0.key < $1.key })|\(record.bodyExcerpt ?? "")"
+        }
+        let harText = String(decoding: har.harData(), as: UTF8.self)
+        return (records + [harText, CurlCommand(request).description]).joined(separator: "\n")
+    }
+
+    @Test("A multipart part named password, token or otp: its content is redacted, the other parts kept")
+    func multipart() throws {
+        let boundary = "gn-boundary"
+        let body = [
+            "--\(boundary)", #"Content-Disposition: form-data; name="user""#, "", "ada",
+            "--\(boundary)", #"Content-Disposition: form-data; name="password""#, "", "hunter2-SEKRIT",
+            "--\(boundary)", #"Content-Disposition: form-data; name="otp""#, "", "123-SEKRIT",
+            "--\(boundary)--", "",
+        ].joined(separator: "\r\n")
+        let request = try Self.post(
+            "https://api.example.com/login", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        let text = try Self.observed(request)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("ada"))
+    }
+
+    @Test("XML: an element or attribute named like a secret has its value redacted, with any namespace prefix")
+    func xml() throws {
+        let body =
+            #"<login user="ada" password="attr-SEKRIT"><ns:Password>el-SEKRIT</ns:Password><token>"#
+            + #"t-SEKRIT</token><note>kept</note></login>"#
+        let request = try Self.post("https://api.example.com/login", body: body, contentType: "application/xml")
+        let text = try Self.observed(request, responseBody: "<session><sessionId>s-SEKRIT</sessionId></session>")
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("kept") && text.contains("ada"))
+    }
+
+    @Test("Names that hold credentials: code (in a query or a form), refresh/access (JWT pair), pin, otp, passcode")
+    func names() throws {
+        let form = "grant_type=authorization_code&code=authcode-SEKRIT&code_challenge_method=S256"
+        var request = try Self.post(
+            "https://api.example.com/token?pin=1234-SEKRIT", body: form,
+            contentType: "application/x-www-form-urlencoded")
+        request.setValue("text/plain", forHTTPHeaderField: "Accept")
+        let text = try Self.observed(
+            request, headers: ["Location": "myapp://cb?code=loc-SEKRIT&state=xyz"],
+            responseBody: #"{"refresh":"eyJ-r-SEKRIT","access":"eyJ-a-SEKRIT","passcode":"p-SEKRIT","code":404}"#)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        // `code` in JSON is an error's, kept; the state of an OAuth redirect is not a secret.
+        #expect(text.contains("404") && text.contains("state=xyz"))
+    }
+
+    @Test("A secret after a ';' separator, in a query, a form or a path parameter, is redacted")
+    func semicolons() throws {
+        let request = try Self.post(
+            "https://api.example.com/app;jsessionid=js-SEKRIT/items?a=1;api_key=q-SEKRIT",
+            body: "a=1;password=f-SEKRIT", contentType: "application/x-www-form-urlencoded")
+        let text = try Self.observed(request)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("/items"))
+    }
+
+    @Test("A URL in a header of any name has its query secrets redacted")
+    func urlValuedHeaders() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/items")))
+        let text = try Self.observed(
+            request,
+            headers: [
+                "X-Next": "https://api.example.com/items?page=2&access_token=n-SEKRIT",
+                "X-Redirect-To": "/cb?password=r-SEKRIT",
+            ])
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("page=2"))
+    }
+
+    @Test(
+        "Key and auth headers by their form: X-Master-Key, X-Client-Key, X-Auth, X-Authentication; not Idempotency-Key")
+    func keyHeaders() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/items")))
+        for name in [
+            "X-Master-Key", "X-Parse-Master-Key", "X-Mashape-Key", "X-Client-Key", "X-Auth", "X-Authentication",
+        ] {
+            request.setValue("\(name)-SEKRIT", forHTTPHeaderField: name)
+        }
+        request.setValue("idem-42", forHTTPHeaderField: "Idempotency-Key")
+        let text = try Self.observed(request)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("idem-42"))
+    }
+
+    @Test("Markup redaction is linear: 200,000 unclosed sensitive tags and names take well under a second")
+    func markupIsLinear() {
+        let hostile =
+            String(repeating: "<password", count: 100_000) + String(repeating: "name=\"token\"", count: 50_000)
+        let started = DispatchTime.now()
+        let redacted = Redactor.redactMarkup(hostile)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        #expect(redacted.count < hostile.count)
+        #expect(seconds < 5, "\(seconds) s")
+    }
+}
