@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Made by ``HTTPNetworkService/eventSource(to:via:policy:lastEventID:clock:maxLineBytes:maxEventBytes:)``.
 /// It ends (returns `nil`) on a 204, and throws ``EventSourceFailure`` when it gives up,
-/// ``StreamingError`` for a line or event above its limit or invalid UTF-8, and
+/// ``StreamingError`` for a line or event above its limit, and
 /// `CancellationError` when cancelled.
 public struct EventSourceSequence: AsyncSequence, Sendable {
     /// An event, dispatched.
@@ -46,7 +46,7 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
         var state: EventSourceState
         var events: ServerSentEventSequence.AsyncIterator?
         var pending: EventSourceState.Action?
-        /// The stream's own fault (a line or event above its limit, invalid UTF-8), once
+        /// The stream's own fault (a line or event above its limit), once
         /// thrown: thrown again by every later call, which never reconnects.
         var fault: StreamingError?
 
@@ -110,13 +110,18 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
             case .failure(let error):
                 events = nil
                 if Task.isCancelled || RetryPolicy.isCancellation(error) { return state.cancelled() }
-                // A line or event above its limit, or invalid UTF-8, is the stream's fault: no reconnect.
+                // A line or event above its limit is the stream's fault: no reconnect.
                 if let streaming = error as? StreamingError, streaming != .incompleteEvent {
                     fault = streaming
                     throw streaming
                 }
                 return state.ended(failure: error, randomUnit: sequence.clock.randomUnit())
             }
+        }
+
+        /// The delay a `Retry-After` value asks for, by the sequence's clock.
+        private func retryAfter(_ value: String?) -> TimeInterval? {
+            value.flatMap { RetryAfter.delay(from: $0, now: sequence.clock.now()) }
         }
 
         /// Connects, then reads: the action that follows.
@@ -126,7 +131,8 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
                 let (body, response) = try await sequence.connect(lastEventID)
                 if let action = state.opened(
                     statusCode: response.statusCode, contentType: response.value(forHTTPHeaderField: "Content-Type"),
-                    randomUnit: sequence.clock.randomUnit())
+                    randomUnit: sequence.clock.randomUnit(),
+                    retryAfter: retryAfter(response.value(forHTTPHeaderField: "Retry-After")))
                 {
                     body.cancel()
                     return action
@@ -141,9 +147,11 @@ public struct EventSourceSequence: AsyncSequence, Sendable {
                 if let network = error as? NetworkError, let response = network.response,
                     case .httpStatusError = network.kind
                 {
+                    let retryAfterValue = response.headers.first { $0.key.lowercased() == "retry-after" }?.value
                     return state.opened(
                         statusCode: response.statusCode, contentType: response.headers["Content-Type"],
-                        randomUnit: sequence.clock.randomUnit()) ?? .fail(.status(response.statusCode))
+                        randomUnit: sequence.clock.randomUnit(), retryAfter: retryAfter(retryAfterValue))
+                        ?? .fail(.status(response.statusCode))
                 }
                 return state.connectFailed(error, randomUnit: sequence.clock.randomUnit())
             }

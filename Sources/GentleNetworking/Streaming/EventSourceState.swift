@@ -58,7 +58,14 @@ public struct EventSourceState: Sendable {
     }
 
     /// A response head arrived. `nil` means the stream is open: read its events.
-    public mutating func opened(statusCode: Int, contentType: String?, randomUnit: Double) -> Action? {
+    ///
+    /// `retryAfter` is the delay the response's `Retry-After` asks for, in seconds, if any: a
+    /// reconnect after a retryable status (429, 503) waits at least that long, capped at the
+    /// policy's maximum reconnection time (a server that asked for two minutes was tried again
+    /// after 3 s).
+    public mutating func opened(
+        statusCode: Int, contentType: String?, randomUnit: Double, retryAfter: TimeInterval? = nil
+    ) -> Action? {
         guard !ended else { return .finish }
         if statusCode == 204 { return end(.finish) }
         // Only a 200 opens the stream (WHATWG HTML: any other status fails the connection; a
@@ -75,7 +82,11 @@ public struct EventSourceState: Sendable {
         guard RetryPolicy.retryableStatusCodes.contains(statusCode) else {
             return end(.fail(.status(statusCode)))
         }
-        return reconnect(randomUnit: randomUnit, cause: .status(statusCode))
+        let action = reconnect(randomUnit: randomUnit, cause: .status(statusCode))
+        guard case .reconnect(let delay, let id) = action, let retryAfter, !retryAfter.isNaN, retryAfter > delay else {
+            return action
+        }
+        return .reconnect(after: max(delay, min(retryAfter, policy.maximum)), lastEventID: id)
     }
 
     /// An event arrived: remember its ID and reconnection time, and deliver it.

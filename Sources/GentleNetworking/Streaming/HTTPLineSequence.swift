@@ -47,9 +47,10 @@ struct LineReader {
     /// is what a line ending ends).
     private(set) var returnedUnterminatedLine = false
 
-    init(bytes: HTTPByteStream.AsyncIterator, maxLineBytes: Int) {
+    /// `replacingInvalidUTF8`: see ``LineSplitter/init(maxLineBytes:replacingInvalidUTF8:)``.
+    init(bytes: HTTPByteStream.AsyncIterator, maxLineBytes: Int, replacingInvalidUTF8: Bool = false) {
         self.bytes = bytes
-        self.splitter = LineSplitter(maxLineBytes: maxLineBytes)
+        self.splitter = LineSplitter(maxLineBytes: maxLineBytes, replacingInvalidUTF8: replacingInvalidUTF8)
     }
 
     /// The number of the line returned last (1-based).

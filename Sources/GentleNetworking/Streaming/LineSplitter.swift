@@ -17,9 +17,22 @@ public struct LineSplitter: Sendable {
     /// Lines produced so far (for error messages: the next line's number is this plus one).
     public private(set) var lineCount = 0
 
-    /// Creates a splitter; `maxLineBytes` below 1 counts as 1.
+    /// Whether a line that is not UTF-8 is decoded with U+FFFD in place of each invalid
+    /// sequence, rather than thrown as ``StreamingError/invalidUTF8(line:)``.
+    let replacesInvalidUTF8: Bool
+
+    /// Creates a splitter; `maxLineBytes` below 1 counts as 1. A line that is not UTF-8 throws
+    /// ``StreamingError/invalidUTF8(line:)``.
     public init(maxLineBytes: Int = LineSplitter.defaultMaxLineBytes) {
+        self.init(maxLineBytes: maxLineBytes, replacingInvalidUTF8: false)
+    }
+
+    /// A splitter that decodes as `replacingInvalidUTF8` says: Server-Sent Events replace
+    /// invalid sequences with U+FFFD (WHATWG decodes an event stream so), so one stray byte (a
+    /// proxy's Latin-1 keep-alive comment) does not end a feed for good.
+    init(maxLineBytes: Int, replacingInvalidUTF8: Bool) {
         self.maxLineBytes = max(1, maxLineBytes)
+        self.replacesInvalidUTF8 = replacingInvalidUTF8
     }
 
     /// Whether bytes of an unfinished line are held (the stream ended mid-line if it ends now).
@@ -77,7 +90,11 @@ public struct LineSplitter: Sendable {
     /// is reported by its number, and the lines before it keep theirs.
     private mutating func takeLine() throws(StreamingError) -> String {
         defer { pending.removeAll(keepingCapacity: pending.count <= 4096) }
-        guard let line = String(validating: pending, as: UTF8.self) else { throw .invalidUTF8(line: lineCount + 1) }
+        guard let line = String(validating: pending, as: UTF8.self) else {
+            guard replacesInvalidUTF8 else { throw .invalidUTF8(line: lineCount + 1) }
+            lineCount += 1
+            return String(decoding: pending, as: UTF8.self)
+        }
         lineCount += 1
         return line
     }

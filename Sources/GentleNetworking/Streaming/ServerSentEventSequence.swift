@@ -3,9 +3,10 @@ import Foundation
 extension HTTPByteStream {
     /// The body as Server-Sent Events (`text/event-stream`, WHATWG HTML): see
     /// ``ServerSentEventParser`` for the rules. Lines are limited to `maxLineBytes` (1 MiB by
-    /// default) and each event's data to `maxEventBytes` (8 MiB by default); past either, or on
-    /// invalid UTF-8, or when the body ends mid-event, it throws a ``StreamingError`` and ends the
-    /// transfer.
+    /// default) and each event's data to `maxEventBytes` (8 MiB by default); past either, or
+    /// when the body ends mid-event, it throws a ``StreamingError`` and ends the transfer. Bytes
+    /// that are not UTF-8 are decoded as U+FFFD, as WHATWG decodes an event stream (a stray
+    /// Latin-1 byte in a comment ended a feed for good).
     ///
     /// `lastEventID` is the event ID already in force (the one sent as `Last-Event-ID` when
     /// resuming): events before the body's first `id:` carry it, as an `EventSource`'s
@@ -79,7 +80,7 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
     /// Starts iterating.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(
-            lines: LineReader(bytes: bytes.makeAsyncIterator(), maxLineBytes: maxLineBytes),
+            lines: LineReader(bytes: bytes.makeAsyncIterator(), maxLineBytes: maxLineBytes, replacingInvalidUTF8: true),
             parser: ServerSentEventParser(maxEventBytes: maxEventBytes, lastEventID: lastEventID))
     }
 }

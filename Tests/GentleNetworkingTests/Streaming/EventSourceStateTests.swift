@@ -159,4 +159,27 @@ struct EventSourceStateTests {
         state.lastEventIDSet(nil)
         #expect(state.lastEventID == "42")
     }
+
+    @Test(
+        "A 429 or 503 with Retry-After waits at least that long, capped at the maximum; a shorter one changes nothing")
+    func retryAfter() {
+        var state = EventSourceState(policy: policy)
+        _ = state.start()
+        #expect(
+            state.opened(statusCode: 503, contentType: nil, randomUnit: 0, retryAfter: 20)
+                == .reconnect(after: 20, lastEventID: nil))
+        #expect(
+            state.opened(statusCode: 429, contentType: nil, randomUnit: 0, retryAfter: 600)
+                == .reconnect(after: 60, lastEventID: nil))
+        var short = EventSourceState(policy: policy)
+        _ = short.start()
+        #expect(
+            short.opened(statusCode: 503, contentType: nil, randomUnit: 0, retryAfter: 1)
+                == .reconnect(after: 3, lastEventID: nil))
+        var nan = EventSourceState(policy: policy)
+        _ = nan.start()
+        #expect(
+            nan.opened(statusCode: 503, contentType: nil, randomUnit: 0, retryAfter: .nan)
+                == .reconnect(after: 3, lastEventID: nil))
+    }
 }

@@ -179,4 +179,53 @@ struct EventSourceWireTests {
         #expect(server.clientHangUpCount == 1)
         #expect(server.requests(path: "/feed").count == 1, "a cancelled source does not reconnect")
     }
+
+    @Test(
+        "A 503 with Retry-After: 20 is tried again after 20 s (the clock's), not the 3 s reconnection time",
+        arguments: TransportKind.all)
+    func retryAfterOnReconnect(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let connections = Locked(0)
+        server.route("GET", "/feed") { _ in
+            connections.increment() == 1
+                ? LoopbackResponse(status: 503, headers: [("Retry-After", "20")]) : .status(204)
+        }
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
+        let clock = RecordingClock()
+        let endpoint = Endpoint(path: "/feed", method: .get)
+        for try await _ in service.eventSource(
+            to: endpoint, via: DefaultAPIEnvironment(baseURL: server.baseURL), clock: clock.clock)
+        {}
+        #expect(server.requests(path: "/feed").count == 2)
+        #expect(clock.recordedDelays.count == 1 && (clock.recordedDelays.first ?? 0) >= 20, "\(clock.recordedDelays)")
+    }
+
+    @Test(
+        "Bytes that are not UTF-8 (a Latin-1 comment, a data line) are U+FFFD: the feed goes on, no reconnect",
+        arguments: TransportKind.all)
+    func invalidUTF8IsReplaced(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let connections = Locked(0)
+        server.route("GET", "/feed") { _ in
+            guard connections.increment() == 1 else { return .status(204) }
+            var response = LoopbackResponse.eventStream([])
+            response.segments = [
+                Data(": caf".utf8) + Data([0xE9]) + Data("\n\ndata: ok\n\n".utf8),
+                Data("data: a".utf8) + Data([0xFF]) + Data("b\n\n".utf8),
+            ]
+            return response
+        }
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
+        var received: [String] = []
+        let endpoint = Endpoint(path: "/feed", method: .get)
+        for try await event in service.eventSource(
+            to: endpoint, via: DefaultAPIEnvironment(baseURL: server.baseURL), clock: RecordingClock().clock)
+        {
+            received.append(event.data)
+        }
+        #expect(received == ["ok", "a\u{FFFD}b"])
+        #expect(server.requests(path: "/feed").count == 2)
+    }
 }
