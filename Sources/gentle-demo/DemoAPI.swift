@@ -92,7 +92,9 @@ enum EmbeddedAPI {
 
     /// The answer's events from token `start` on, each with its number as its id.
     static func answerEvents(from start: Int) -> [String] {
-        answerTokens.enumerated().dropFirst(start).map { index, token in "id: \(index + 1)\ndata: \(token)\n\n" }
+        // A client's `Last-Event-ID` of -1 asked for a negative drop, which traps.
+        answerTokens.enumerated().dropFirst(max(0, start)).map { index, token in "id: \(index + 1)\ndata: \(token)\n\n"
+        }
     }
 
     /// Endpoints for the resilience steps: a flaky one, one behind a rotating token, and one

@@ -21,7 +21,7 @@ enum PersistenceWriter {
     /// The value saved for `number`: recognisable, and of a size that varies with it, so a torn
     /// or mixed write cannot pass for a good one.
     static func value(_ number: Int) -> String {
-        "value-\(number)-" + String(repeating: String(number % 10), count: 64 + number % 4096)
+        "value-\(number)-" + String(repeating: String(number.magnitude % 10), count: 64 + Int(number.magnitude % 4096))
     }
 
     static func run(_ arguments: [String]) async -> Never {

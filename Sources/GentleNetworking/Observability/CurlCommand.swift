@@ -68,7 +68,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         let method = (request.httpMethod ?? "GET").uppercased()
         let body = request.httpBody ?? Data()
         let hasBody = !body.isEmpty || request.httpBodyStream != nil
-        if method == "HEAD" {
+        // `--head` refuses a body ("You can only select one HTTP request method"): a HEAD with
+        // one is `-X HEAD`.
+        if method == "HEAD", !hasBody {
             arguments.append("--head")
         } else if method != "GET" || hasBody {
             arguments += ["-X", method]

@@ -97,7 +97,9 @@ public struct MockNetworkService: NetworkServiceProtocol {
     private func simulateLatency() async throws {
         try Task.checkCancellation()
         guard duration > .zero else { return }
-        try await clock.sleep(for: duration)
+        // At most about 31 years: the clock converts the duration, and `.seconds(Int64.max)`
+        // trapped there ("Not enough bits").
+        try await clock.sleep(for: min(duration, .seconds(Int64(Clamp.maxSeconds))))
     }
 
     private func decode<Model: Decodable>(_ type: Model.Type) throws -> Model {

@@ -97,6 +97,15 @@ public enum RequestBodyStream {
                 return .failure(
                     TransportError(.invalidRequest, url: url, message: "The request's body stream failed\(reason)."))
             }
+            // A subclass's `read` that claims more than it was given room for: its count cannot
+            // be trusted (taken, it read past the buffer).
+            guard count <= chunkSize else {
+                return .failure(
+                    TransportError(
+                        .invalidRequest, url: url,
+                        message: "The request's body stream reported \(count) bytes read into a buffer of \(chunkSize)."
+                    ))
+            }
             guard data.count <= limit - count else {
                 return .failure(
                     TransportError(

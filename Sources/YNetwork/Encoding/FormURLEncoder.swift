@@ -78,7 +78,7 @@ public struct FormURLEncoder: DataEncoder {
         case let text as String: return [.text(text)]
         case is NSNull: return []
         case let array as [Any]: return array.flatMap(flatten)
-        default: return [.text(String(describing: value))]
+        default: return [.text(ValueText.of(value))]
         }
     }
 

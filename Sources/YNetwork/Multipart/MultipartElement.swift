@@ -25,7 +25,7 @@ public enum MultipartElement: Sendable {
     func content() throws -> Data {
         switch self {
         case .formField(let value):
-            return Data(value.description.utf8)
+            return Data(ValueText.of(value).utf8)
         case .file(let info):
             guard let url = info.fileURL else { return info.data ?? Data() }
             // Only a local file: `Data(contentsOf:)` would fetch an `http(s)` URL itself, and
@@ -57,7 +57,7 @@ public enum MultipartElement: Sendable {
     func contentLength() throws -> Int64 {
         switch self {
         case .formField(let value):
-            return Int64(value.description.utf8.count)
+            return Int64(ValueText.of(value).utf8.count)
         case .file(let info):
             if let url = info.fileURL {
                 // The size of what a read gets: a symbolic link followed, anything but a regular

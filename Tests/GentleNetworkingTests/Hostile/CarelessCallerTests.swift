@@ -236,6 +236,28 @@ struct CarelessCallerTests {
         #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
     }
 
+    @Test("A body stream whose read claims more bytes than the buffer holds is .invalidRequest, not a trap")
+    func overReportingBodyStream() throws {
+        let result = RequestBodyStream.readAll(OverReportingStream(), limit: 1_000_000, url: nil)
+        guard case .failure(let error) = result else {
+            Issue.record("an over-reporting stream was read")
+            return
+        }
+        #expect(error.code == .invalidRequest)
+    }
+
+    @Test("A mock service's latency of Int64.max seconds waits (cancellable), never traps")
+    func hugeMockLatency() async throws {
+        let service = MockNetworkService(responseJSON: "{}", duration: .seconds(Int64.max))
+        let task = Task {
+            try await service.requestVoid(
+                to: Endpoint(path: "/x", method: .get), via: DefaultAPIEnvironment(baseURL: URL(fileURLWithPath: "/")))
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
     @Test("An endless body stream stops at the limit with .invalidRequest")
     func endlessBodyStream() throws {
         let result = RequestBodyStream.readAll(EndlessStream(), limit: 1_000_000, url: nil)
@@ -434,5 +456,18 @@ private final class EndlessStream: InputStream {
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
         buffer.update(repeating: 0, count: length)
         return length
+    }
+}
+
+/// A stream whose `read` says it read twice the room it was given.
+private final class OverReportingStream: InputStream {
+    override init(data: Data) { super.init(data: data) }
+    convenience init() { self.init(data: Data()) }
+    override var hasBytesAvailable: Bool { true }
+    override func open() {}
+    override func close() {}
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        buffer.update(repeating: 0, count: length)
+        return length * 2
     }
 }

@@ -194,6 +194,19 @@ struct CurlCommandTests {
         }
     }
 
+    @Test("A HEAD with a body runs as printed (-X HEAD: curl refuses --head with a body)")
+    func headWithBody() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("HEAD", "/h") { _ in LoopbackResponse(status: 204) }
+        let request = try Self.request(server.url("/h").absoluteString, method: "HEAD", body: Data("a=1".utf8))
+        let command = CurlCommand(request, secrets: .includeSecretsInPlainText)
+        let (status, output) = try runInShell(command.description + " --silent --show-error --output /dev/null")
+        #expect(status == 0, "\(command): \(output)")
+        #expect(server.receivedRequests.map(\.method) == ["HEAD"])
+        #expect(server.receivedRequests.first?.body == Data("a=1".utf8))
+    }
+
     @Test("The redacted command runs too, sending the placeholder, and the server never sees the secret")
     func redactedRuns() async throws {
         let server = try LoopbackServer()

@@ -106,6 +106,14 @@ struct URLBuilderTests {
             try url(Probe(path: "p", parameters: ["one": 1, "zero": 0])) == "https://api.example.com/v1/p?one=1&zero=0")
     }
 
+    @Test("A Date that is not finite (NaN, infinity) is written as its interval, never a trap")
+    func nonFiniteDate() throws {
+        let probe = Probe(path: "p", parameters: ["d": Date(timeIntervalSinceReferenceDate: .nan)])
+        #expect(try url(probe) == "https://api.example.com/v1/p?d=nan")
+        let infinite = Probe(path: "p", parameters: ["d": Date(timeIntervalSinceReferenceDate: .infinity)])
+        #expect(try url(infinite) == "https://api.example.com/v1/p?d=inf")
+    }
+
     @Test("A path that already has a query gets the parameters after &")
     func existingQuery() throws {
         #expect(try url(Probe(path: "p?x=1", parameters: ["y": "2"])) == "https://api.example.com/v1/p?x=1&y=2")
