@@ -1,19 +1,21 @@
 import Foundation
 
 extension Redactor {
-    /// `text` with the secrets of markup replaced, for bodies that are neither JSON nor a form:
-    /// - a multipart part named like a secret (`Content-Disposition: form-data; name="password"`):
-    ///   its content, up to the next boundary line;
-    /// - an XML element named like one (`<password>…</password>`, `<ns:Token>`): its content,
-    ///   up to its closing tag;
-    /// - an attribute named like one (`<user password="…">`): its quoted value.
+    /// `text` with the secrets of markup replaced, for bodies that look like markup
+    /// (``looksLikeMarkup(_:)``):
+    /// - in a multipart body (its first line a `--boundary`), a part named like a secret
+    ///   (`Content-Disposition: form-data; name="password"`): its content, up to the next
+    ///   boundary line;
+    /// - an XML element named like one (`<password>…</password>`, `<ns:Token>`): its content, up
+    ///   to its closing tag;
+    /// - an attribute named like one (`<user password="…">`, in any tag): its quoted value.
     ///
-    /// Where the end is missing (a body cut short), everything after the start is replaced. One
-    /// pass, linear in the length of `text`; text with no `<` and no `="` comes back as it is.
+    /// `key` alone is not taken as a secret's name here (S3 names every object `<Key>`). Where
+    /// the end is missing (a body cut short), everything after the start is replaced. One pass,
+    /// linear in the length of `text`.
     static func redactMarkup(_ text: String) -> String {
         var text = text
         return text.withUTF8 { bytes -> String? in
-            guard bytes.contains(UInt8(ascii: "<")) || bytes.contains(UInt8(ascii: "=")) else { return nil }
             var scanner = MarkupScanner(bytes: bytes)
             return scanner.run() ? String(decoding: scanner.output, as: UTF8.self) : nil
         } ?? text
@@ -27,17 +29,47 @@ private struct MarkupScanner {
     private var index = 0
     private var changed = false
     private let placeholder = Array(Redactor.placeholder.utf8)
+    /// A multipart body's boundary line (`--…`, without its line end), or `nil`.
+    private let boundary: [UInt8]?
+    /// A sensitive element whose opening tag is being scanned (its attributes too): at its `>`,
+    /// the content up to the closing tag is replaced.
+    private var openElement: [UInt8]?
+    /// The position of the first `>` at or after a position asked before (positions only grow),
+    /// so many `<name`s before one far `>` do not each scan to it.
+    private var greaterThan: Int?? = .none
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         output.reserveCapacity(bytes.count)
+        var start = 0
+        while start < bytes.count,
+            bytes[start] == 0x20 || bytes[start] == 0x0D || bytes[start] == 0x0A
+                || bytes[start] == 0x09
+        {
+            start += 1
+        }
+        if bytes.count - start > 2, bytes[start] == UInt8(ascii: "-"), bytes[start + 1] == UInt8(ascii: "-") {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0D, bytes[end] != 0x0A { end += 1 }
+            boundary = Array(bytes[start..<end])
+        } else {
+            boundary = nil
+        }
     }
 
     /// Scans the whole text; `true` when anything was replaced.
     mutating func run() -> Bool {
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "<"), element() { continue }
+            if byte == UInt8(ascii: ">"), let name = openElement {
+                openElement = nil
+                output.append(byte)
+                output.append(contentsOf: placeholder)
+                changed = true
+                index = find([UInt8(ascii: "<"), UInt8(ascii: "/")] + name, from: index + 1) ?? bytes.count
+                continue
+            }
+            if byte == UInt8(ascii: "<"), openElement == nil, element() { continue }
             if byte == UInt8(ascii: "="), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\""),
                 attribute()
             {
@@ -46,71 +78,82 @@ private struct MarkupScanner {
             output.append(byte)
             index += 1
         }
+        if openElement != nil {
+            // A tag that never closes: what would be its content is all there is.
+            output.append(contentsOf: placeholder)
+            changed = true
+        }
         return changed
     }
 
-    /// At `<`: an opening tag whose local name is a secret's has its content replaced.
+    /// Whether `name` (bytes of a tag or attribute name) is a secret's, `key` alone excepted.
+    /// `formField`: a multipart part's name, read as a form field's (`otp`, `pin` included).
+    private static func isSensitive(_ name: Slice<UnsafeBufferPointer<UInt8>>, formField: Bool = false) -> Bool {
+        let local = name.lastIndex(of: UInt8(ascii: ":")).map { name[name.index(after: $0)...] } ?? name
+        guard !local.isEmpty else { return false }
+        let text = String(decoding: local, as: UTF8.self)
+        if formField { return Redactor.isSensitiveFormName(text) }
+        return text.lowercased() != "key" && Redactor.isSensitiveName(text)
+    }
+
+    /// At `<`: the opening tag of an element named like a secret; its attributes are scanned on
+    /// (``run()``), and at its `>` its content is replaced. A self-closing tag has none.
     private mutating func element() -> Bool {
         var nameEnd = index + 1
         while nameEnd < bytes.count, Self.isNameByte(bytes[nameEnd]) { nameEnd += 1 }
-        guard nameEnd > index + 1, nameEnd < bytes.count else { return false }
-        let name = bytes[(index + 1)..<nameEnd]
-        let local = name.lastIndex(of: UInt8(ascii: ":")).map { name[($0 + 1)...] } ?? name
-        guard !local.isEmpty, Redactor.isSensitiveName(String(decoding: local, as: UTF8.self)) else { return false }
-        guard let close = nextGreaterThan(from: nameEnd) else {
-            // No `>` anywhere after: the rest is the tag and what it would hold.
-            output.append(contentsOf: bytes[index..<nameEnd])
-            output.append(contentsOf: placeholder)
-            changed = true
-            index = bytes.count
-            return true
+        guard nameEnd > index + 1, Self.isSensitive(bytes[(index + 1)..<nameEnd]) else { return false }
+        if let close = nextGreaterThan(from: nameEnd), close > 0, bytes[close - 1] == UInt8(ascii: "/") {
+            return false
         }
-        guard bytes[close - 1] != UInt8(ascii: "/") else { return false }
-        let contentStart = close + 1
-        output.append(contentsOf: bytes[index..<contentStart])
-        output.append(contentsOf: placeholder)
-        changed = true
-        let closing = [UInt8(ascii: "<"), UInt8(ascii: "/")] + Array(name)
-        index = find(closing, from: contentStart) ?? bytes.count
+        openElement = Array(bytes[(index + 1)..<nameEnd])
+        output.append(contentsOf: bytes[index..<nameEnd])
+        index = nameEnd
         return true
     }
 
-    /// At `="`: the value of an attribute named like a secret is replaced; the value of a
-    /// multipart `name="…"` naming one replaces the part's content.
+    /// At `="`: the value of an attribute named like a secret is replaced; in a multipart body,
+    /// the value of a `name="…"` naming one replaces the part's content.
     private mutating func attribute() -> Bool {
         var nameStart = index
         while nameStart > 0, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
         guard nameStart < index else { return false }
-        let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
         let valueStart = index + 2
         let valueEnd = find([UInt8(ascii: "\"")], from: valueStart) ?? bytes.count
-        if Redactor.isSensitiveName(name) {
+        if Self.isSensitive(bytes[nameStart..<index]) {
             output.append(contentsOf: bytes[index..<valueStart])
             output.append(contentsOf: placeholder)
             changed = true
             index = valueEnd
             return true
         }
-        guard name.lowercased() == "name", valueEnd < bytes.count,
-            Redactor.isSensitiveName(String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self))
+        guard let boundary, index - nameStart == 4,
+            String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased() == "name", valueEnd < bytes.count,
+            Self.isSensitive(bytes[valueStart..<valueEnd], formField: true)
         else { return false }
-        // A multipart part's headers end at the first blank line; its content at the next
-        // boundary line (`--` at the start of a line).
-        let blank = find([0x0D, 0x0A, 0x0D, 0x0A], from: valueEnd).map { $0 + 4 }
-        let bareBlank = find([0x0A, 0x0A], from: valueEnd).map { $0 + 2 }
-        // No blank line after it: what follows is all headers or content; replaced whole.
-        let contentStart = [blank, bareBlank].compactMap({ $0 }).min() ?? valueEnd
+        // The part's headers end at the first blank line; its content at the next boundary line.
+        let contentStart = blankLineEnd(from: valueEnd) ?? bytes.count
         output.append(contentsOf: bytes[index..<contentStart])
         output.append(contentsOf: placeholder)
         changed = true
-        let boundary = find([0x0A, UInt8(ascii: "-"), UInt8(ascii: "-")], from: contentStart)
-        index = boundary.map { $0 > contentStart && bytes[$0 - 1] == 0x0D ? $0 - 1 : $0 } ?? bytes.count
+        let next = find([0x0A] + boundary, from: contentStart)
+        index = next.map { $0 > contentStart && bytes[$0 - 1] == 0x0D ? $0 - 1 : $0 } ?? bytes.count
         return true
     }
 
-    /// The position of the first `>` at or after `start`, remembered, so that many `<name`s
-    /// before one far `>` do not each scan to it (positions only grow).
-    private var greaterThan: Int?? = .none
+    /// Where the first blank line (`\n\n` or `\n\r\n`) at or after `start` ends, in one pass.
+    private func blankLineEnd(from start: Int) -> Int? {
+        var position = start
+        while position < bytes.count {
+            if bytes[position] == 0x0A {
+                if position + 1 < bytes.count, bytes[position + 1] == 0x0A { return position + 2 }
+                if position + 2 < bytes.count, bytes[position + 1] == 0x0D, bytes[position + 2] == 0x0A {
+                    return position + 3
+                }
+            }
+            position += 1
+        }
+        return nil
+    }
 
     private mutating func nextGreaterThan(from start: Int) -> Int? {
         if case .some(let known) = greaterThan, known.map({ $0 >= start }) ?? true { return known }

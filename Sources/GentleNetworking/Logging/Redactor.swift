@@ -24,12 +24,7 @@ package enum Redactor {
     /// Names that are secrets only as a whole word (`sid` is in `inside`, `sig` in `signal`,
     /// `pass` in `passenger`): `sig` is an Azure shared-access signature, a bearer credential in
     /// a URL; `key` a Google API key (`?key=AIza…`).
-    /// `pw`, `pin`, `otp`, `totp` and `passcode` are what a user types; `refresh` and `access`
-    /// are the token pair of Django's SimpleJWT (`{"refresh":"eyJ…","access":"eyJ…"}`);
-    /// `bearer` and `ticket` hold one too.
-    private static let sensitiveExactNames: Set<String> = [
-        "sid", "auth", "sig", "key", "pwd", "pass", "pw", "pin", "otp", "totp", "refresh", "access", "bearer", "ticket",
-    ]
+    private static let sensitiveExactNames: Set<String> = ["sid", "auth", "sig", "key", "pwd", "pass"]
 
     /// The most bytes of a body that are parsed or scanned to make an excerpt: 64 KiB. A larger
     /// body is never parsed whole; its prefix is redacted by ``redactJSONPrefix(_:outputLimit:)``.
@@ -226,9 +221,10 @@ package enum Redactor {
     static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
+            let byName = headerValue(name: name, value: value)
             let shown =
-                isURLHeader(name) || looksLikeURL(value)
-                ? urlHeaderValue(value, name: name) : headerValue(name: name, value: value)
+                byName == value && (isURLHeader(name) || looksLikeURL(value))
+                ? urlHeaderValue(value, name: name) : byName
             result[PrintableText.escaping(name)] = PrintableText.escaping(scrub(shown, secrets: secrets))
         }
         return result
@@ -554,8 +550,11 @@ package enum Redactor {
             let string = redactJSONPrefix(prefix[...], outputLimit: limit + longestSecret)
             // A form only when it does not look like JSON: a JSON value holding `?v=3` read as a
             // form lost everything up to the next `&`.
-            text = looksLikeForm(string, bytes: prefix) && !looksLikeMarkup(string) ? redactForm(string) : string
-            text = text.map(redactMarkup)
+            if looksLikeMarkup(string) {
+                text = redactMarkup(string)
+            } else {
+                text = looksLikeForm(string, bytes: prefix) ? redactForm(string) : string
+            }
         }
         text = text.map { scrub($0, secrets: secrets) }
         let utf8 = Array((text ?? "").utf8)
@@ -754,7 +753,9 @@ package enum Redactor {
         if let dictionary = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, inner) in dictionary {
-                result[key] = isSensitiveName(key) ? placeholder : redactJSON(inner, nestedJSONLeft: nestedJSONLeft)
+                let jwt = jwtValuedNames.contains(key.lowercased()) && (inner as? String)?.hasPrefix("eyJ") == true
+                result[key] =
+                    isSensitiveName(key) || jwt ? placeholder : redactJSON(inner, nestedJSONLeft: nestedJSONLeft)
             }
             return result
         }
@@ -819,23 +820,46 @@ package enum Redactor {
         return matched == 3
     }
 
-    /// Names that are secrets in a query or a form, not in JSON: OAuth's authorization `code`
-    /// (`?code=…` on a redirect, `grant_type=authorization_code&code=…` in the token request),
-    /// where in a JSON body `code` is nearly always an error's.
-    private static let queryOnlySensitiveNames: Set<String> = ["code"]
+    /// Names whose values are hidden in a query or a form as shown, but that are not credential
+    /// names everywhere (``isSensitiveName(_:)``): OAuth's authorization `code` (`?code=…` on a
+    /// redirect, `code=…` in the token request), what a user types (`pw`, `pin`, `otp`,
+    /// `totp`) and `bearer`/`ticket`. In JSON `code` is nearly always an error's, and taken as
+    /// credential names their values (`?refresh=true`) were scrubbed from every text and kept
+    /// URLs out of the ETag store.
+    private static let queryOnlySensitiveNames: Set<String> = ["code", "pw", "pin", "otp", "totp", "bearer", "ticket"]
+
+    /// Whether a form field or query item named `name` is hidden: a credential name
+    /// (``isSensitiveName(_:)``) or one of ``queryOnlySensitiveNames``.
+    static func isSensitiveFormName(_ name: String) -> Bool {
+        isSensitiveName(name) || queryOnlySensitiveNames.contains(name.lowercased())
+    }
+
+    /// JSON keys whose value is hidden when it is a JWT (`eyJ…`): the token pair of Django's
+    /// SimpleJWT (`{"refresh":"eyJ…","access":"eyJ…"}`). Any other value (`"access":"read"`) is
+    /// kept.
+    private static let jwtValuedNames: Set<String> = ["refresh", "access"]
 
     /// Redacts `name=value` pairs in a form or query string, separated by `&` or `;` (the older
     /// separator servers still accept: `?a=1;api_key=…`).
     static func redactForm(_ form: String) -> String {
         form.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
-            part.split(separator: ";", omittingEmptySubsequences: false).map { pair -> String in
-                guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            // A sensitive name hides everything up to the next `&`: its value may hold a `;`
+            // (`password=ab;cd`), and only the pairs before it are read as `;`-separated.
+            var shown: [String] = []
+            for pair in part.split(separator: ";", omittingEmptySubsequences: false) {
+                guard let equals = pair.firstIndex(of: "=") else {
+                    shown.append(String(pair))
+                    continue
+                }
                 let name = String(pair[..<equals])
                 let decodedName = name.removingPercentEncoding ?? name
-                let sensitive =
-                    isSensitiveName(decodedName) || queryOnlySensitiveNames.contains(decodedName.lowercased())
-                return sensitive ? name + "=" + placeholder : String(pair)
-            }.joined(separator: ";")
+                if isSensitiveFormName(decodedName) {
+                    shown.append(name + "=" + placeholder)
+                    break
+                }
+                shown.append(String(pair))
+            }
+            return shown.joined(separator: ";")
         }.joined(separator: "&")
     }
 

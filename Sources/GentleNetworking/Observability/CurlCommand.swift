@@ -169,11 +169,14 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             guard let bytes = String(data: body, encoding: .isoLatin1) else { return Data(Redactor.placeholder.utf8) }
             let latin1Secrets = secrets.compactMap { String(data: Data($0.utf8), encoding: .isoLatin1) }
             let redacted =
-                isForm(bytes, contentType: contentType) ? Redactor.redactForm(bytes) : Redactor.redactMarkup(bytes)
+                isForm(bytes, contentType: contentType)
+                ? Redactor.redactForm(bytes) : Redactor.looksLikeMarkup(bytes) ? Redactor.redactMarkup(bytes) : bytes
             return Redactor.scrub(redacted, secrets: latin1Secrets).data(using: .isoLatin1)
                 ?? Data(Redactor.placeholder.utf8)
         }
-        let redacted = isForm(text, contentType: contentType) ? Redactor.redactForm(text) : Redactor.redactMarkup(text)
+        let redacted =
+            isForm(text, contentType: contentType)
+            ? Redactor.redactForm(text) : Redactor.looksLikeMarkup(text) ? Redactor.redactMarkup(text) : text
         return Data(Redactor.scrub(redacted, secrets: secrets).utf8)
     }
 

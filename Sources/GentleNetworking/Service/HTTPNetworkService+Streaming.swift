@@ -57,7 +57,11 @@ extension HTTPNetworkService {
                 // What arrived before the failure is the error's body.
             }
             body.cancel()
-            try Task.checkCancellation()
+            if Task.isCancelled {
+                // The exchange's record ends as a cancellation, as every other path's does.
+                log?.failure(CancellationError(), metrics: recorder?.snapshot())
+                throw CancellationError()
+            }
             log?.response(response, body: data, metrics: recorder?.snapshot())
             await notifyIfUnauthorized(status: response.statusCode, from: response.url, for: request, witness: witness)
             // Scrubbed of a token a refresh put on the retried request too, as on every path.

@@ -86,8 +86,9 @@ public struct LineSplitter: Sendable {
         return try takeLine()
     }
 
-    /// The pending bytes as the next line. Counted only when valid: a line that is not UTF-8
-    /// is reported by its number, and the lines before it keep theirs.
+    /// The pending bytes as the next line. A line that is not UTF-8 is thrown by its number
+    /// (not counted, so the lines before it keep theirs), or decoded with U+FFFD and counted
+    /// when ``replacesInvalidUTF8``.
     private mutating func takeLine() throws(StreamingError) -> String {
         defer { pending.removeAll(keepingCapacity: pending.count <= 4096) }
         guard let line = String(validating: pending, as: UTF8.self) else {

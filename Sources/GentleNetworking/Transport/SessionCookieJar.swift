@@ -14,9 +14,9 @@ import Foundation
     /// stores them instead, from each response a task receives (each redirect hop included),
     /// into the caller's configuration's `httpCookieStorage` unless its
     /// `httpCookieAcceptPolicy` is `.never`, with the URL corelibs would use and no main
-    /// document (as corelibs does). A response whose `Set-Cookie` holds a byte outside printable
-    /// ASCII and tab stores nothing: no valid cookie has one (RFC 6265: a name is a token, a
-    /// value is ASCII), and such a byte is what the parser traps on. Cookies are still sent
+    /// document (as corelibs does). A cookie with a byte outside printable ASCII and tab is not
+    /// stored (the others of the response are): no valid cookie has one (RFC 6265: a name is a
+    /// token, a value is ASCII), and such a byte is what the parser traps on. Cookies are still sent
     /// from the storage by corelibs (`httpShouldSetCookies`).
     struct SessionCookieJar: @unchecked Sendable {
         // @unchecked: HTTPCookieStorage is thread-safe (its own lock) and never mutated here.
@@ -35,12 +35,42 @@ import Foundation
         /// Stores the cookies `response` sets, if the configuration accepts cookies and every
         /// byte of its `Set-Cookie` is printable ASCII or tab.
         func store(from response: URLResponse) {
-            guard let storage, let response = response as? HTTPURLResponse, let url = response.url,
-                let field = response.value(forHTTPHeaderField: "Set-Cookie"), Self.isParsable(field)
-            else { return }
-            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
+            guard let storage, let response = response as? HTTPURLResponse, let url = response.url else { return }
+            // Every spelling of the field (corelibs keeps `Set-Cookie` and `set-cookie` apart),
+            // each cookie screened on its own: one bad one does not drop the session cookie.
+            let cookies = response.allHeaderFields.compactMap { key, value -> String? in
+                guard let key = key as? String, key.equalsIgnoringASCIICase("set-cookie") else { return nil }
+                return value as? String
+            }.flatMap(Self.splitCookies).filter(Self.isParsable)
             guard !cookies.isEmpty else { return }
-            storage.setCookies(cookies, for: url, mainDocumentURL: nil)
+            let parsed = HTTPCookie.cookies(
+                withResponseHeaderFields: ["Set-Cookie": cookies.joined(separator: ", ")], for: url)
+            guard !parsed.isEmpty else { return }
+            storage.setCookies(parsed, for: url, mainDocumentURL: nil)
+        }
+
+        /// A `Set-Cookie` field that holds several cookies joined by commas (as repeated fields
+        /// are merged), split before each `, name=` (a comma inside `Expires=Wed, 21 Oct …` is
+        /// followed by no `=` before the next `;` or `,`).
+        static func splitCookies(_ field: String) -> [String] {
+            var cookies: [String] = []
+            var current = Substring(field)
+            var searchFrom = current.startIndex
+            while let comma = current[searchFrom...].firstIndex(of: ",") {
+                let rest = current[current.index(after: comma)...].drop { $0 == " " || $0 == "\t" }
+                let name = rest.prefix { $0 != "=" && $0 != ";" && $0 != "," }
+                if !name.isEmpty, name.endIndex < rest.endIndex, rest[name.endIndex] == "=",
+                    !name.contains(" ")
+                {
+                    cookies.append(String(current[..<comma]))
+                    current = rest
+                    searchFrom = current.startIndex
+                } else {
+                    searchFrom = current.index(after: comma)
+                }
+            }
+            cookies.append(String(current))
+            return cookies
         }
 
         /// Whether `field` is printable ASCII and tab only: text corelibs' cookie parser reads

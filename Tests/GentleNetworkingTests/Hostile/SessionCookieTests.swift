@@ -36,7 +36,10 @@ import Testing
                 LoopbackResponse(status: 302, headers: [("Location", "/set"), ("Set-Cookie", "\(name)hop=h; Path=/")])
             }
             server.route("GET", "/set") { _ in
-                LoopbackResponse(headers: [("Set-Cookie", "\(name)=v1; Path=/")], body: Data("ok".utf8))
+                // A cookie that cannot be stored beside it (a byte outside ASCII) drops only itself.
+                LoopbackResponse(
+                    headers: [("Set-Cookie", "\(name)bad=Jos\u{E9}; Path=/"), ("Set-Cookie", "\(name)=v1; Path=/")],
+                    body: Data("ok".utf8))
             }
             server.route("GET", "/echo") { _ in .text("ok") }
             let transport = URLSessionTransport(session: URLSession(configuration: .default))

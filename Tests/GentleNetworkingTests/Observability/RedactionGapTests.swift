@@ -123,6 +123,38 @@ struct RedactionGapTests {
         #expect(text.contains("idem-42"))
     }
 
+    @Test(
+        "Review of the first fixes: a ';' inside a secret, a '--' line inside a part, an attribute of a secret element")
+    func reviewedLeaks() throws {
+        let boundary = "gn-b"
+        let body = [
+            "--\(boundary)", #"Content-Disposition: form-data; name="private_key""#, "",
+            "-----BEGIN CERTIFICATE-----", "c", "-----END CERTIFICATE-----", "k-SEKRIT",
+            "--\(boundary)", #"Content-Disposition: form-data; name="user""#, "", "ada", "--\(boundary)--", "",
+        ].joined(separator: "\r\n")
+        let request = try Self.post(
+            "https://api.example.com/up?password=ab;cd-SEKRIT&page=2", body: body,
+            contentType: "multipart/form-data; boundary=\(boundary)")
+        let text = try Self.observed(
+            request, headers: ["X-Session-Url": "https://h.example/s/u-SEKRIT"],
+            responseBody: #"<session token="attr-SEKRIT" id="7">s-SEKRIT</session><note>kept</note>"#)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("ada") && text.contains("page=2") && text.contains("kept"))
+    }
+
+    @Test("Not secrets: ?refresh=true and ?access=read scrub nothing else, S3's <Key>, an HTML name= attribute")
+    func notOverRedacted() throws {
+        let request = URLRequest(
+            url: try #require(URL(string: "https://api.example.com/feed?refresh=true&access=read")))
+        let text = try Self.observed(
+            request,
+            responseBody:
+                #"<html><meta name="csrf-token" content="c"><p>already true</p><Key>photos/1.jpg</Key><b>tail</b></html>"#
+        )
+        #expect(text.contains("already true") && text.contains("photos/1.jpg") && text.contains("tail"), "\(text)")
+        #expect(DiskETagStore.storableURL(request.url) != nil)
+    }
+
     @Test("Markup redaction is linear: 200,000 unclosed sensitive tags and names take well under a second")
     func markupIsLinear() {
         let hostile =
@@ -130,7 +162,7 @@ struct RedactionGapTests {
         let started = DispatchTime.now()
         let redacted = Redactor.redactMarkup(hostile)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        #expect(redacted.count < hostile.count)
+        #expect(redacted.hasSuffix(Redactor.placeholder))
         #expect(seconds < 5, "\(seconds) s")
     }
 }
