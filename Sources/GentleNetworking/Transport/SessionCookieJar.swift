@@ -32,8 +32,8 @@ import Foundation
             return configuration
         }
 
-        /// Stores the cookies `response` sets, if the configuration accepts cookies and every
-        /// byte of its `Set-Cookie` is printable ASCII or tab.
+        /// Stores the cookies `response` sets, if the configuration accepts cookies: each cookie
+        /// of every `Set-Cookie` field whose bytes are all printable ASCII or tab.
         func store(from response: URLResponse) {
             guard let storage, let response = response as? HTTPURLResponse, let url = response.url else { return }
             // Every spelling of the field (corelibs keeps `Set-Cookie` and `set-cookie` apart),
