@@ -103,6 +103,12 @@ public func addHeaders(_ headers: [String: String]) -> RequestBuilder {
     let sorted = headers.sorted { $0.key < $1.key }
     return { request in
         var request = request
+        do throws(TransportError) {
+            try RequestValidator.checkFieldsSize(headers, url: request.url)
+        } catch {
+            HeaderProblems.report(error.message)
+            return request
+        }
         for (name, value) in sorted {
             do throws(TransportError) {
                 try RequestValidator.setHeader(value, named: name, on: &request)

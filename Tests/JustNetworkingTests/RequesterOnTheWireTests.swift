@@ -345,6 +345,34 @@ struct RequesterOnTheWireTests {
     }
 
     @Test(
+        "300 header fields, or one builder's 300 KiB value, fail with invalidRequest naming the limit; nothing is sent",
+        arguments: RequesterKind.allCases, ["300 fields", "300 KiB value"])
+    func oversizedHead(kind: RequesterKind, what: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/h") { _ in .status(204) }
+        var fields: [String: String] = [:]
+        if what == "300 fields" {
+            for index in 0..<300 { fields["X-F\(index)"] = "1" }
+        } else {
+            fields["X-Large"] = String(repeating: "v", count: 300 << 10)
+        }
+        let marked = MarkedQueue()
+        let factory = RequestFactory(router: FixedBaseRouter(server.baseURL, "h"), requestBuilder: addHeaders(fields))
+
+        let delivery = await deliver(
+            RequestType<Void>(responseQueue: marked.queue, requestFactory: factory), via: kind.make(), checking: marked)
+
+        guard case .invalidRequest(let reason) = delivery.error as? JustNetworkingError else {
+            Issue.record("expected invalidRequest, got \(String(describing: delivery.error))")
+            return
+        }
+        #expect(reason.contains("RequestValidator.maxRequest"), "\(reason)")
+        #expect(!reason.contains("vvvv"), "the message must not show the value")
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test(
         "A builder that sets a method with CR/LF fails with invalidRequest; nothing is sent",
         arguments: RequesterKind.allCases)
     func invalidMethod(kind: RequesterKind) async throws {

@@ -65,12 +65,13 @@ public struct EndpointRequestBuilder: Sendable {
         // Sorted for a stable order; most endpoints have no headers of their own, and sorting an
         // empty dictionary still allocates.
         let headers = endpoint.headers
-        for (name, value) in headers.isEmpty ? [] : headers.sorted(by: { $0.key < $1.key }) {
-            do throws(TransportError) {
+        do throws(TransportError) {
+            try RequestValidator.checkFieldsSize(headers, url: url)
+            for (name, value) in headers.isEmpty ? [] : headers.sorted(by: { $0.key < $1.key }) {
                 try RequestValidator.setHeader(value, named: name, on: &request)
-            } catch {
-                throw NetworkError(.invalidRequest, message: error.message, url: url, underlyingError: error)
             }
+        } catch {
+            throw NetworkError(.invalidRequest, message: error.message, url: url, underlyingError: error)
         }
         return request
     }

@@ -32,6 +32,9 @@ struct ConfigurationHeaders: Sendable {
     /// - Throws: ``TransportError`` (`.invalidRequest`, naming the header, never its value) for
     ///   a field that is not valid: Foundation's `setValue` would drop it without a word on Linux.
     func add(to request: inout URLRequest) throws(TransportError) {
+        if fields.count > RequestValidator.maxRequestHeaderFields {
+            try RequestValidator.checkHeadSize(fieldCount: fields.count, bytes: 0, url: request.url)
+        }
         for (name, value) in fields where request.value(forHTTPHeaderField: name) == nil {
             try RequestValidator.setHeader(value, named: name, on: &request)
         }

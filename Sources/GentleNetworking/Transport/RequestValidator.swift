@@ -181,19 +181,87 @@ public enum RequestValidator {
         request.setValue(value, forHTTPHeaderField: name)
     }
 
-    /// Checks the URL scheme and host, the method and every header `request` carries.
+    /// The most bytes a request head may take: the method, the URL, and each header field
+    /// counted as `name: value` with its line end; 256 KiB, like a response head's default limit
+    /// (``ResponseLimits/maxHeaderBytes``).
+    ///
+    /// Servers refuse far less (nginx: 8 KiB a line and 32 KiB in all, by default). Without the
+    /// check the same mistake failed differently on each transport: libcurl refused a 9 MB
+    /// header as "out of memory" (reported as ``TransportError/Code/responseTooLarge``, a
+    /// response that never came) and a URL above 8 MB as malformed (`.other`), while corelibs
+    /// sent whatever it was given.
+    public static let maxRequestHeadBytes = 256 << 10
+
+    /// The most header fields a request may carry: 256, like a response head's default limit
+    /// (``ResponseLimits/maxHeaderCount``). Apache refuses more than 100 by default. The request
+    /// builders check it before setting a field: Foundation's `setValue` compares each name with
+    /// every field already set, so 20,000 fields took 10 s to build.
+    public static let maxRequestHeaderFields = 256
+
+    /// The bytes a header field takes in a request head: `name: value` and its line end.
+    package static func headBytes(name: String, value: String) -> Int {
+        name.utf8.count &+ value.utf8.count &+ 4
+    }
+
+    /// The bytes `fields` take in a request head (see ``headBytes(name:value:)``).
+    package static func headBytes(of fields: [String: String]) -> Int {
+        var total = 0
+        for (name, value) in fields { total = total &+ headBytes(name: name, value: value) }
+        return total
+    }
+
+    /// Checks a request head's size: `fieldCount` header fields taking `bytes` bytes in all
+    /// (method, URL and fields) against ``maxRequestHeaderFields`` and ``maxRequestHeadBytes``.
+    /// The error gives the sizes and the limit, never a value.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    package static func checkHeadSize(fieldCount: Int, bytes: Int, url: URL?) throws(TransportError) {
+        if fieldCount > maxRequestHeaderFields {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message:
+                    "The request has \(fieldCount) header fields, above the limit of \(maxRequestHeaderFields) "
+                    + "(RequestValidator.maxRequestHeaderFields); it was not sent.")
+        }
+        if bytes > maxRequestHeadBytes {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message:
+                    "The request head (method, URL and header fields) takes \(bytes) bytes, above the limit of "
+                    + "\(maxRequestHeadBytes) (RequestValidator.maxRequestHeadBytes); it was not sent.")
+        }
+    }
+
+    /// Checks the size of `fields` alone, before a builder sets them one by one (which costs
+    /// time quadratic in their number): see ``checkHeadSize(fieldCount:bytes:url:)``.
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    package static func checkFieldsSize(_ fields: [String: String], url: URL?) throws(TransportError) {
+        if fields.isEmpty { return }
+        try checkHeadSize(fieldCount: fields.count, bytes: headBytes(of: fields), url: url)
+    }
+
+    /// Checks the URL scheme and host, the method, every header `request` carries, and the size
+    /// of its head (``maxRequestHeadBytes``, ``maxRequestHeaderFields``).
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
     public static func validate(_ request: URLRequest) throws(TransportError) {
         guard let url = request.url else {
             throw TransportError(.invalidRequest, url: nil, message: "The request has no URL.")
         }
-        try validateURL(url)
+        let text = url.absoluteString
+        try validateURL(url, text: text)
         try validateMethod(request.httpMethod, url: url)
-        guard let fields = request.allHTTPHeaderFields else { return }
+        var bytes = text.utf8.count &+ (request.httpMethod?.utf8.count ?? 3) &+ 12
+        guard let fields = request.allHTTPHeaderFields else {
+            return try checkHeadSize(fieldCount: 0, bytes: bytes, url: url)
+        }
+        try checkHeadSize(fieldCount: fields.count, bytes: bytes, url: url)
         for (name, value) in fields {
             try validateHeader(name: name, value: value, url: url)
+            bytes = bytes &+ headBytes(name: name, value: value)
         }
+        try checkHeadSize(fieldCount: fields.count, bytes: bytes, url: url)
     }
 
     /// Checks that `url` is an `http` or `https` URL with a host: the only URLs ever sent, first
@@ -201,9 +269,14 @@ public enum RequestValidator {
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
     public static func validateURL(_ url: URL) throws(TransportError) {
+        try validateURL(url, text: url.absoluteString)
+    }
+
+    /// ``validateURL(_:)`` for a caller that has `url.absoluteString` (`text`) already.
+    package static func validateURL(_ url: URL, text: String) throws(TransportError) {
         // The common case on bytes: `URL.scheme` and `URL.host` cost more on Linux than building
         // the request, and this runs for every hop.
-        if isHTTPURLWithHost(url.absoluteString) { return }
+        if isHTTPURLWithHost(text) { return }
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw TransportError(

@@ -53,6 +53,8 @@ struct RequestAssembler {
             requestType = .multipart(boundary: multipart.boundary)
         }
         do throws(TransportError) {
+            try RequestValidator.checkFieldsSize(configuration.headers ?? [:], url: urlRequest.url)
+            try RequestValidator.checkFieldsSize(request.headers ?? [:], url: urlRequest.url)
             for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
             }

@@ -81,6 +81,34 @@ struct RequestValidationTests {
     }
 
     @Test(
+        "submit: 300 header fields fail with serialization(TransportError(.invalidRequest)); nothing is sent",
+        arguments: HeaderSource.allCases)
+    func tooManyFields(source: HeaderSource) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, "/h") { _ in .status(204) }
+        var fields: HttpHeaders = [:]
+        for index in 0..<300 { fields["X-F\(index)"] = "1" }
+        let manager = makeManager(server: server, headers: source == .configuration ? fields : nil)
+        var thrown: (any Error)?
+        do {
+            let _: EmptyNetworkResponse = try await manager.submit(
+                Headed(extraHeaders: source == .request ? fields : nil))
+        } catch {
+            thrown = error
+        }
+        guard case .serialization(let cause) = thrown as? YNetwork.NetworkError,
+            let transport = cause as? TransportError
+        else {
+            Issue.record("expected NetworkError.serialization(TransportError), got \(String(describing: thrown))")
+            return
+        }
+        #expect(transport.code == .invalidRequest)
+        #expect(transport.message.contains("RequestValidator.maxRequestHeaderFields"), "\(transport.message)")
+        #expect(server.receivedRequests.isEmpty)
+    }
+
+    @Test(
         "Downloads and uploads: a bad request header fails the same way before anything is sent",
         arguments: HeaderAttack.allCases)
     func transfers(attack: HeaderAttack) async throws {

@@ -350,6 +350,11 @@
                 "XFERINFODATA")
 
             let fields = request.allHTTPHeaderFields ?? [:]
+            // The head's size is checked as the fields are: libcurl would refuse a head above
+            // 1 MiB as "out of memory" and a URL above 8 MB as malformed.
+            let fieldCount = fields.count &+ addedFields.count
+            var headBytes = text.utf8.count &+ method.utf8.count &+ 12
+            try RequestValidator.checkHeadSize(fieldCount: fieldCount, bytes: headBytes, url: url)
             var headers: [String] = []
             headers.reserveCapacity(fields.count + 3)
             var hasContentType = false
@@ -357,6 +362,7 @@
             var hasAcceptEncoding = false
             func add(_ name: String, _ value: String) throws {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
+                headBytes = headBytes &+ RequestValidator.headBytes(name: name, value: value)
                 if try RequestValidator.isFramingField(name: name, value: value, bodyLength: bodyLength, url: url) {
                     return
                 }
@@ -382,6 +388,7 @@
                 for (name, value) in fields.sorted(by: { $0.key < $1.key }) { try addUnlessAdded(name, value) }
             }
             for (name, value) in addedFields { try add(name, value) }
+            try RequestValidator.checkHeadSize(fieldCount: fieldCount, bytes: headBytes, url: url)
             // Without a body libcurl adds neither, and each line it holds is compared with every
             // header it considers adding: fewer lines, less work per request.
             if sendsBody {
