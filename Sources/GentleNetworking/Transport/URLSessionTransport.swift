@@ -323,6 +323,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            // A 301–308 that is not followed (no `Location`) reaches no callback above: corelibs
+            // holds it as a redirect and reports it only here. Storing a cookie again is harmless.
+            if let response = task.response as? HTTPURLResponse, (300..<400).contains(response.statusCode) {
+                cookies.store(from: response)
+            }
             let call = calls.withLock { $0.removeValue(forKey: task.taskIdentifier) }
             call?.urlSession(session, task: task, didCompleteWithError: error)
         }

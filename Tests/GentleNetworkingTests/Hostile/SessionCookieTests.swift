@@ -49,6 +49,24 @@ import Testing
             #expect(cookie.contains("\(name)=v1") && cookie.contains("\(name)hop=h"), "\(cookie)")
         }
 
+        @Test("A 3xx that is not followed (no Location) stores its cookies too", arguments: [300, 302, 303])
+        func unfollowedRedirectCookie(status: Int) async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let name = "gn\(UInt32.random(in: 0...UInt32.max))"
+            // corelibs reports such a 3xx only when its transfer ends, to no delegate callback.
+            server.route("GET", "/bare") { _ in
+                LoopbackResponse(status: status, headers: [("Set-Cookie", "\(name)=bare; Path=/")], body: Data("b".utf8))
+            }
+            server.route("GET", "/echo") { _ in .text("ok") }
+            let transport = URLSessionTransport(session: URLSession(configuration: .default))
+            let (_, response) = try await transport.data(for: URLRequest(url: server.url("/bare")))
+            #expect(response.statusCode == status)
+            _ = try await transport.data(for: URLRequest(url: server.url("/echo")))
+            let cookie = server.requests(path: "/echo").first?.header("Cookie") ?? ""
+            #expect(cookie.contains("\(name)=bare"), "\(cookie)")
+        }
+
         @Test("A session whose policy is .never stores nothing")
         func neverPolicy() async throws {
             let server = try LoopbackServer()
