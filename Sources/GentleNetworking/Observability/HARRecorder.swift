@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A ``NetworkLogger`` that keeps every exchange as an entry of a HAR 1.2 file (HTTP Archive),
 /// the format a browser's network panel opens: method, URL, headers, the start of each body,
 /// the status and the time taken, and failures.
@@ -15,12 +23,15 @@ import Foundation
 /// duration is `wait`. A failure is an entry with status 0 and the error in `_error`, as browsers
 /// record it.
 ///
-/// Memory is bounded: at most `maxEntries` entries are kept, holding at most `maxBytes` of text
-/// in all (later entries are counted in `_droppedEntries`), and a request with no response or
-/// failure yet is held until then (at most `maxEntries` of them, counted in `maxBytes` by the text
-/// their records keep: URL, header fields, up to 64 KiB of body). Each entry keeps at most 8 KiB of a header value, 64 KiB of a
-/// header list (the rest counted in a `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a
-/// body, so a hostile server's heads fill the byte budget, not the process's memory.
+/// Memory is bounded: at most `maxEntries` entries are kept, each as the JSON text the file will
+/// hold (made once, when its outcome arrives), at most `maxBytes` of that text in all (later
+/// entries are counted in `_droppedEntries`), and a request with no response or failure yet is
+/// held until then (at most `maxEntries` of them, counted in `maxBytes` by the text their records
+/// keep: URL, header fields, up to 64 KiB of body). ``harData()`` is built in one buffer the size
+/// of the file and ``write(to:)`` streams the kept text to the file, so neither holds a second
+/// copy of the entries. Each entry keeps at most 8 KiB of a header value, 64 KiB of a header list
+/// (the rest counted in a `_truncated` pseudo-header), 16 KiB of a URL and 1 KiB of a body, so a
+/// hostile server's heads fill the byte budget, not the process's memory.
 ///
 /// ```swift
 /// let har = HARRecorder()
@@ -34,19 +45,27 @@ public final class HARRecorder: NetworkLogger, Sendable {
         /// What the pending request records keep alive, counted against ``HARRecorder/maxBytes``
         /// with the entries.
         var pendingBytes = 0
-        /// Each entry as `JSONSerialization` takes it.
-        var entries: [[String: Any]] = []
-        /// The size of `entries` as ``HARRecorder/entry(request:outcome:)`` counts it.
+        /// Each kept entry as the JSON text of its object in the file, with the number its
+        /// outcome got when it arrived: kept in that order, whichever entry was built first.
+        var entries: [(order: UInt64, json: [UInt8])] = []
+        /// What `entries` weigh against ``HARRecorder/maxBytes``: each one's JSON bytes plus
+        /// ``HARRecorder/entryOverhead``.
         var bytes = 0
         var dropped = 0
         var firstRecord: Date?
+        /// The number the next outcome gets (the order of the entries).
+        var nextOrder: UInt64 = 0
+        /// Bumped by ``HARRecorder/reset()``: an entry being built when the recorder was reset
+        /// belongs to the session it forgot, and is not kept.
+        var generation: UInt64 = 0
     }
 
     /// The most entries kept: 10,000 by default.
     public let maxEntries: Int
-    /// The most bytes of text the kept entries hold together (URLs, header names and values,
-    /// body excerpts, plus a few bytes for each other field): 32 MiB by default. An entry that
-    /// would go past it is dropped and counted in `_droppedEntries`, like one past `maxEntries`.
+    /// The most bytes the kept entries hold together: the JSON text each one has in the file
+    /// (URLs, header names and values, body excerpts, timings and the other fields), plus
+    /// 64 bytes each for its bookkeeping; 32 MiB by default. An entry that would go past it is
+    /// dropped and counted in `_droppedEntries`, like one past `maxEntries`.
     public let maxBytes: Int
     /// The name in the file's `creator`.
     public let creatorName: String
@@ -57,8 +76,8 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// - Parameters:
     ///   - creatorName: The `creator.name` of the file; `"GentleNetworking"` by default.
     ///   - maxEntries: The most entries kept; 10,000 by default. Values below 1 count as 1.
-    ///   - maxBytes: The most bytes of text the entries hold together; 32 MiB by default. Values
-    ///     below 1 count as 1 (every entry is then dropped and counted).
+    ///   - maxBytes: The most bytes the entries hold together; 32 MiB by default. Values below 1
+    ///     count as 1 (every entry is then dropped and counted).
     public init(creatorName: String = "GentleNetworking", maxEntries: Int = 10_000, maxBytes: Int = 32 << 20) {
         self.creatorName = creatorName
         self.maxEntries = max(1, maxEntries)
@@ -71,16 +90,33 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// The requests held for their outcome, and the bytes they count against ``maxBytes`` (for tests).
     var pendingLoad: (count: Int, bytes: Int) { state.withLock { ($0.pending.count, $0.pendingBytes) } }
 
-    /// Keeps `record`: a request waits for its response or failure, which makes the entry.
-    public func log(_ record: NetworkLogRecord) {
+    /// What the kept entries hold (for tests): their JSON bytes, the bytes their storage holds
+    /// (its capacity), and what they count against ``maxBytes``.
+    var entryLoad: (bytes: Int, capacity: Int, counted: Int) {
         state.withLock { state in
-            if state.firstRecord == nil { state.firstRecord = record.timestamp }
-            switch record.event {
-            case .request:
-                // Held within the byte budget too: 10,000 uploads in flight kept 64 KiB of body
-                // each (640 MB) whatever `maxBytes` said. One that does not fit makes an entry
-                // without its request's details.
-                let weight = 256 + record.retainedBytes
+            state.entries.reduce((0, 0, state.bytes)) { load, entry in
+                (load.0 &+ entry.json.count, load.1 &+ entry.json.capacity, load.2)
+            }
+        }
+    }
+
+    /// What an entry weighs against ``maxBytes`` besides its JSON bytes: its array's header and
+    /// its slot in the list of entries (48 bytes), with room for the allocator's rounding.
+    static let entryOverhead = 64
+
+    /// Keeps `record`: a request waits for its response or failure, which makes the entry.
+    ///
+    /// The entry is built and serialized outside the recorder's lock, which guards only the
+    /// bookkeeping: loggers on other threads never wait for another's entry to be written.
+    public func log(_ record: NetworkLogRecord) {
+        switch record.event {
+        case .request:
+            // Held within the byte budget too: 10,000 uploads in flight kept 64 KiB of body
+            // each (640 MB) whatever `maxBytes` said. One that does not fit makes an entry
+            // without its request's details.
+            let weight = Self.clampedSum(256, record.retainedBytes)
+            state.withLock { state in
+                if state.firstRecord == nil { state.firstRecord = record.timestamp }
                 guard state.pending.count < maxEntries, weight <= maxBytes - state.bytes - state.pendingBytes else {
                     return
                 }
@@ -88,51 +124,66 @@ public final class HARRecorder: NetworkLogger, Sendable {
                     state.pendingBytes -= replaced.weight
                 }
                 state.pendingBytes += weight
-            case .redirect, .retry, .refresh, .cache:
-                // Kept in the outcome's metrics (`_steps`), which hold every step in order.
-                return
-            case .response, .failure:
+            }
+        case .redirect, .retry, .refresh, .cache:
+            // Kept in the outcome's metrics (`_steps`), which hold every step in order.
+            state.withLock { state in
+                if state.firstRecord == nil { state.firstRecord = record.timestamp }
+            }
+        case .response, .failure:
+            let claim: (request: NetworkLogRecord?, order: UInt64, generation: UInt64)? = state.withLock { state in
+                if state.firstRecord == nil { state.firstRecord = record.timestamp }
                 let pending = state.pending.removeValue(forKey: record.requestID)
                 if let pending { state.pendingBytes -= pending.weight }
-                let request = pending?.record
                 guard state.entries.count < maxEntries, state.bytes < maxBytes else {
                     state.dropped += 1
-                    return
+                    return nil
                 }
-                let (entry, size) = Self.entry(request: request, outcome: record)
-                guard size <= maxBytes - state.bytes - state.pendingBytes else {
+                let order = state.nextOrder
+                state.nextOrder &+= 1
+                return (pending?.record, order, state.generation)
+            }
+            guard let claim else { return }
+            let json = Self.entryJSON(request: claim.request, outcome: record)
+            let weight = Self.clampedSum(json.count, Self.entryOverhead)
+            state.withLock { state in
+                guard state.generation == claim.generation else { return }
+                guard state.entries.count < maxEntries, weight <= maxBytes - state.bytes - state.pendingBytes else {
                     state.dropped += 1
                     return
                 }
-                state.bytes += size
-                state.entries.append(entry)
+                state.bytes += weight
+                // Outcomes logged at once on several threads are kept in the order they arrived.
+                var index = state.entries.endIndex
+                while index > state.entries.startIndex, state.entries[index - 1].order > claim.order { index -= 1 }
+                state.entries.insert((claim.order, json), at: index)
             }
         }
     }
 
     /// Forgets every entry.
     public func reset() {
-        state.withLock { $0 = State() }
+        let forgotten = state.withLock { state in
+            let forgotten = state
+            state = State(generation: state.generation &+ 1)
+            return forgotten
+        }
+        // Released here, outside the lock.
+        withExtendedLifetime(forgotten) {}
     }
 
     /// The HAR file's JSON: one page for the session, then the entries in the order they ended.
+    ///
+    /// It is built in one buffer of its exact size from the entries' kept text: at most about
+    /// `maxBytes` besides what the recorder already holds.
     public func harData() -> Data {
-        let (entries, dropped, first) = state.withLock { ($0.entries, $0.dropped, $0.firstRecord) }
-        var log: [String: Any] = [
-            "version": "1.2",
-            "creator": ["name": creatorName, "version": "1"],
-            "pages": [
-                [
-                    "startedDateTime": Self.timestamp(first ?? Date()), "id": Self.pageID,
-                    "title": "\(creatorName) session", "pageTimings": [String: Any](),
-                ]
-            ],
-            "entries": entries,
-        ]
-        if dropped > 0 { log["_droppedEntries"] = dropped }
-        let data = try? JSONSerialization.data(withJSONObject: ["log": log], options: [.sortedKeys, .prettyPrinted])
+        let document = self.document()
+        var data = Data(capacity: document.size)
+        document.forEachPart { part in
+            guard let base = part.baseAddress else { return }
+            data.append(base.assumingMemoryBound(to: UInt8.self), count: part.count)
+        }
         return data
-            ?? Data(#"{"log":{"version":"1.2","creator":{"name":"GentleNetworking","version":"1"},"entries":[]}}"#.utf8)
     }
 
     /// Writes ``harData()`` to `url`, replacing the file atomically, readable by its owner only
@@ -141,7 +192,8 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// The file is created with mode `0600` before its first byte is written (a temporary file
     /// in the same directory, renamed over `url`), so no other user can open it at any moment,
     /// whatever the umask or the mode of a file it replaces. A symbolic link at `url` is replaced,
-    /// not followed.
+    /// not followed. The entries are streamed to the file from the text the recorder keeps: no
+    /// copy of the whole file is made in memory.
     ///
     /// - Throws: `CocoaError` naming the path: `.fileNoSuchFile` when the directory does not exist,
     ///   `.fileWriteNoPermission`, `.fileWriteOutOfSpace`, `.fileWriteVolumeReadOnly`, else
@@ -153,121 +205,260 @@ public final class HARRecorder: NetworkLogger, Sendable {
             throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSURLErrorKey: url])
         }
         do {
-            try AtomicFile.write(harData(), to: path, mode: 0o600)
+            try Self.stream(document(), to: path)
         } catch {
             throw error.cocoaError(target: path)
         }
+    }
+
+    // MARK: The file
+
+    /// The file at one moment, in three parts: the text before the entries (version, creator,
+    /// the page), the entries' kept text, and the text after them (`_droppedEntries`).
+    private struct Document {
+        /// `{"log":{…,"entries":[`.
+        let head: [UInt8]
+        /// The entries' JSON objects, in order (shared with the recorder's state, not copied).
+        let entries: [(order: UInt64, json: [UInt8])]
+        /// `]…}}` and a newline.
+        let tail: [UInt8]
+
+        /// The bytes of the file: the parts, one newline before each entry and a comma between them.
+        var size: Int {
+            entries.reduce(HARRecorder.clampedSum(head.count, tail.count)) {
+                HARRecorder.clampedSum($0, HARRecorder.clampedSum($1.json.count, 2))
+            }
+        }
+
+        /// Calls `body` with each part of the file in order.
+        func forEachPart(_ body: (UnsafeRawBufferPointer) -> Void) {
+            head.withUnsafeBytes(body)
+            for (index, entry) in entries.enumerated() {
+                let separator: StaticString = index == 0 ? "\n" : ",\n"
+                body(UnsafeRawBufferPointer(start: separator.utf8Start, count: separator.utf8CodeUnitCount))
+                entry.json.withUnsafeBytes(body)
+            }
+            tail.withUnsafeBytes(body)
+        }
+    }
+
+    /// The file as it is now: its head and tail written, its entries taken from the state.
+    private func document() -> Document {
+        let (entries, dropped, first) = state.withLock { ($0.entries, $0.dropped, $0.firstRecord) }
+        var head: [UInt8] = []
+        head.reserveCapacity(256)
+        head.append(contentsOf: #"{"log":{"version":"1.2","creator":"#.utf8)
+        HARJSON.write(.object([("name", .string(creatorName)), ("version", .string("1"))]), to: &head)
+        head.append(contentsOf: #","pages":"#.utf8)
+        let page = HARJSON.object([
+            ("startedDateTime", .string(Self.timestamp(first ?? Date()))), ("id", .string(Self.pageID)),
+            ("title", .string("\(creatorName) session")), ("pageTimings", .object([])),
+        ])
+        HARJSON.write(.array([page]), to: &head)
+        head.append(contentsOf: #","entries":["#.utf8)
+        var tail = Array("\n]".utf8)
+        if dropped > 0 { tail.append(contentsOf: #","_droppedEntries":\#(dropped)"#.utf8) }
+        tail.append(contentsOf: "}}\n".utf8)
+        return Document(head: head, entries: entries, tail: tail)
+    }
+
+    /// The most bytes ``write(to:)`` gathers before handing them to the file: 64 KiB.
+    private static let writeChunkBytes = 64 * 1024
+
+    /// Writes `document` to `path` as `AtomicFile.write` does: a temporary file beside it,
+    /// created with mode `0600`, written in chunks of at most ``writeChunkBytes``, flushed, then
+    /// renamed over `path`; on a failure the temporary file is removed and `path` left as it was.
+    private static func stream(_ document: Document, to path: String) throws(AtomicFile.Failure) {
+        let temporaryPath = AtomicFile.temporaryPath(for: path)
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw AtomicFile.Failure(operation: "create", path: temporaryPath, code: errno) }
+        var failure: AtomicFile.Failure?
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(writeChunkBytes)
+        func flush() {
+            guard failure == nil, !chunk.isEmpty else { return }
+            failure = chunk.withUnsafeBytes { writeAll($0, to: descriptor, path: temporaryPath) }
+            chunk.removeAll(keepingCapacity: true)
+        }
+        document.forEachPart { part in
+            guard failure == nil else { return }
+            if chunk.count + part.count > writeChunkBytes { flush() }
+            if part.count >= writeChunkBytes {
+                failure = failure ?? writeAll(part, to: descriptor, path: temporaryPath)
+            } else {
+                chunk.append(contentsOf: part)
+            }
+        }
+        flush()
+        if failure == nil, fsync(descriptor) != 0 {
+            failure = AtomicFile.Failure(operation: "fsync", path: temporaryPath, code: errno)
+        }
+        close(descriptor)
+        if failure == nil, rename(temporaryPath, path) != 0 {
+            failure = AtomicFile.Failure(operation: "rename", path: path, code: errno)
+        }
+        if let failure {
+            unlink(temporaryPath)
+            throw failure
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor` (again after `EINTR`); the failure, if any.
+    private static func writeAll(
+        _ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String
+    )
+        -> AtomicFile.Failure?
+    {
+        guard let base = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return AtomicFile.Failure(operation: "write", path: path, code: errno)
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    /// `a + b`, at most `Int.max`: sizes are added without ever trapping.
+    static func clampedSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : sum
     }
 
     // MARK: Entries
 
     private static let pageID = "page_1"
 
-    /// The entry of an exchange, and what it weighs against ``maxBytes``: the bytes of its
-    /// URLs, header lists, query items, body excerpts, steps and error, plus 1 KiB for the fixed
-    /// fields.
-    static func entry(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> (entry: [String: Any], size: Int) {
+    /// The JSON text of the entry of an exchange, in storage of its own size (an array grown
+    /// while writing would hold up to twice its bytes).
+    static func entryJSON(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> [UInt8] {
+        var json: [UInt8] = []
+        json.reserveCapacity(2048)
+        HARJSON.write(entry(request: request, outcome: outcome), to: &json)
+        guard json.capacity > json.count &+ 64 else { return json }
+        return [UInt8](unsafeUninitializedCapacity: json.count) { buffer, initialized in
+            initialized = buffer.initialize(fromContentsOf: json)
+        }
+    }
+
+    /// The entry of an exchange, its members in the order HAR 1.2 lists them.
+    static func entry(request: NetworkLogRecord?, outcome: NetworkLogRecord) -> HARJSON {
         // A duration from a record made by hand may be anything: NaN or infinite, JSON has no
-        // such number and the whole file would fail to serialize (every entry lost).
+        // such number.
         let duration = finite(outcome.duration ?? 0)
-        let milliseconds = duration * 1000
         let started = request?.timestamp ?? outcome.timestamp.addingTimeInterval(-duration)
         let requestHeaders = request?.headers ?? [:]
         let url = outcome.url.utf8Prefix(maxURLBytes, marker: "…")
-        let requestHeaderList = headerList(requestHeaders)
-        let query = queryList((request?.url ?? outcome.url).utf8Prefix(maxURLBytes))
-        var size = 1024 + url.utf8.count + bytes(of: requestHeaderList) + bytes(of: query)
-        var requestObject: [String: Any] = [
-            "method": outcome.method.utf8Prefix(64, marker: "…"),
-            "url": url, "httpVersion": "HTTP/1.1", "cookies": [Any](),
-            "headers": requestHeaderList, "queryString": query,
-            "headersSize": -1, "bodySize": declaredSize(requestHeaders) ?? (request?.bodyExcerpt == nil ? 0 : -1),
+        let final = outcome.metrics?.finalTransaction
+        let httpVersion = final?.networkProtocol.map(harVersion) ?? "HTTP/1.1"
+        // HAR's bodySize is the bytes of the body sent: the body's own count when the record
+        // knows it (a request without Content-Length was -1), else what the headers declare.
+        let requestBodySize =
+            request?.bodySize ?? declaredSize(requestHeaders) ?? (request?.bodyExcerpt == nil ? 0 : -1)
+        var requestObject: [(String, HARJSON)] = [
+            ("method", .string(outcome.method.utf8Prefix(64, marker: "…"))), ("url", .string(url)),
+            ("httpVersion", .string(httpVersion)), ("cookies", .array([])),
+            ("headers", .array(headerList(requestHeaders))),
+            ("queryString", .array(queryList((request?.url ?? outcome.url).utf8Prefix(maxURLBytes)))),
         ]
         if let body = request?.bodyExcerpt {
             let type = header("Content-Type", in: requestHeaders)?.utf8Prefix(maxHeaderValueBytes, marker: "…") ?? ""
-            size += body.utf8.count + type.utf8.count
-            requestObject["postData"] = ["mimeType": type, "text": body]
+            requestObject.append(("postData", .object([("mimeType", .string(type)), ("text", .string(body))])))
         }
-        let final = outcome.metrics?.finalTransaction
-        var entry: [String: Any] = [
-            "pageref": pageID, "startedDateTime": timestamp(started), "time": milliseconds, "request": requestObject,
-            "cache": [String: Any](), "timings": timings(final, total: milliseconds),
-        ]
-        let httpVersion = final?.networkProtocol.map(harVersion) ?? "HTTP/1.1"
-        requestObject["httpVersion"] = httpVersion
-        entry["request"] = requestObject
-        if let address = final?.remoteAddress { entry["serverIPAddress"] = address }
-        if let port = final?.remotePort { entry["connection"] = String(port) }
-        if let steps = outcome.metrics?.steps, !steps.isEmpty {
-            let descriptions = steps.prefix(64).map { $0.description.utf8Prefix(maxURLBytes, marker: "…") }
-            size += descriptions.reduce(0) { $0 + 16 + $1.utf8.count }
-            entry["_steps"] = descriptions
-        }
+        requestObject.append(("headersSize", .integer(-1)))
+        requestObject.append(("bodySize", .integer(requestBodySize)))
+
+        let response: HARJSON
+        var error: String?
         switch outcome.event {
         case .failure:
-            entry["response"] = [
-                "status": 0, "statusText": "", "httpVersion": "", "cookies": [Any](), "headers": [Any](),
-                "content": ["size": 0, "mimeType": ""], "redirectURL": "", "headersSize": -1, "bodySize": -1,
-            ]
-            let error = (outcome.errorDescription ?? "unknown error").utf8Prefix(maxHeaderValueBytes, marker: "…")
-            size += error.utf8.count
-            entry["_error"] = error
+            response = .object([
+                ("status", .integer(0)), ("statusText", .string("")), ("httpVersion", .string("")),
+                ("cookies", .array([])), ("headers", .array([])),
+                ("content", .object([("size", .integer(0)), ("mimeType", .string(""))])), ("redirectURL", .string("")),
+                ("headersSize", .integer(-1)), ("bodySize", .integer(-1)),
+            ])
+            error = (outcome.errorDescription ?? "unknown error").utf8Prefix(maxHeaderValueBytes, marker: "…")
         default:
             let headers = outcome.headers
-            let responseHeaderList = headerList(headers)
             let type = header("Content-Type", in: headers)?.utf8Prefix(maxHeaderValueBytes, marker: "…") ?? ""
             let redirect = (header("Location", in: headers) ?? "").utf8Prefix(maxURLBytes, marker: "…")
-            var content: [String: Any] = [
+            var content: [(String, HARJSON)] = [
                 // The decoded body's own size (HAR's content.size): the excerpt is cut,
                 // re-serialized and escaped, and a Content-Length counts the encoded bytes.
-                "size": outcome.bodySize ?? declaredSize(headers) ?? outcome.bodyExcerpt?.utf8.count ?? 0,
-                "mimeType": type,
+                ("size", .integer(outcome.bodySize ?? declaredSize(headers) ?? outcome.bodyExcerpt?.utf8.count ?? 0)),
+                ("mimeType", .string(type)),
             ]
-            if let text = outcome.bodyExcerpt, !text.isEmpty {
-                size += text.utf8.count
-                content["text"] = text
+            if let text = outcome.bodyExcerpt, !text.isEmpty { content.append(("text", .string(text))) }
+            response = .object([
+                ("status", .integer(outcome.statusCode ?? 0)),
+                ("statusText", .string(HTTPURLResponse.localizedString(forStatusCode: outcome.statusCode ?? 0))),
+                ("httpVersion", .string(httpVersion)), ("cookies", .array([])),
+                ("headers", .array(headerList(headers))), ("content", .object(content)),
+                ("redirectURL", .string(redirect)), ("headersSize", .integer(-1)),
+                ("bodySize", .integer(declaredSize(headers) ?? -1)),
+            ])
+        }
+
+        let (timings, time) = timings(final, total: duration * 1000)
+        var entry: [(String, HARJSON)] = [
+            ("pageref", .string(pageID)), ("startedDateTime", .string(timestamp(started))), ("time", .number(time)),
+            ("request", .object(requestObject)), ("response", response), ("cache", .object([])),
+            ("timings", .object(timings.map { ($0.name, .number($0.value)) })),
+        ]
+        if let address = final?.remoteAddress { entry.append(("serverIPAddress", .string(address))) }
+        if let port = final?.remotePort { entry.append(("connection", .string(String(port)))) }
+        if let steps = outcome.metrics?.steps, !steps.isEmpty {
+            let descriptions = steps.prefix(64).map {
+                HARJSON.string($0.description.utf8Prefix(maxURLBytes, marker: "…"))
             }
-            size += bytes(of: responseHeaderList) + type.utf8.count + redirect.utf8.count
-            entry["response"] = [
-                "status": outcome.statusCode ?? 0,
-                "statusText": HTTPURLResponse.localizedString(forStatusCode: outcome.statusCode ?? 0),
-                "httpVersion": httpVersion, "cookies": [Any](), "headers": responseHeaderList, "content": content,
-                "redirectURL": redirect, "headersSize": -1, "bodySize": declaredSize(headers) ?? -1,
-            ]
+            entry.append(("_steps", .array(descriptions)))
         }
-        return (entry, size)
+        if let error { entry.append(("_error", .string(error))) }
+        return .object(entry)
     }
 
-    /// The bytes of a list of name/value objects, with 32 for each object's own weight.
-    private static func bytes(of list: [[String: String]]) -> Int {
-        list.reduce(0) { total, object in object.reduce(total + 32) { $0 + $1.key.utf8.count + $1.value.utf8.count } }
-    }
-
-    /// HAR timings in milliseconds: the final exchange's phases, with `blocked` the rest of
-    /// `total` (earlier attempts and hops, backoff, refreshes), so that they add up to `total`.
-    private static func timings(_ final: TransactionMetrics?, total: Double) -> [String: Double] {
+    /// HAR timings in milliseconds, and the entry's `time`: the final exchange's phases, with
+    /// `blocked` the rest of `total` (earlier attempts and hops, backoff, refreshes).
+    ///
+    /// The time is the sum of the timings that are not -1 (`ssl` is part of `connect`), as HAR 1.2
+    /// defines it: `total` when the phases fit in it, else the phases' sum (metrics made by hand
+    /// may claim more than the record's duration; the time was then below its phases). Each phase
+    /// is finite and at most `Clamp.maxSeconds`, so the sum is too.
+    private static func timings(
+        _ final: TransactionMetrics?, total: Double
+    ) -> (
+        timings: [(name: String, value: Double)], time: Double
+    ) {
         guard let final, let end = final.responseEnd else {
-            return ["blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": total, "receive": 0]
+            let timings: [(name: String, value: Double)] = [
+                ("blocked", -1), ("dns", -1), ("connect", -1), ("send", 0), ("wait", total), ("receive", 0),
+                ("ssl", -1),
+            ]
+            return (timings, total)
         }
-        func ms(_ seconds: TimeInterval?) -> Double? { seconds.map { max(0, $0 * 1000) } }
-        let dns = ms(final.domainLookup) ?? -1
+        /// Milliseconds from seconds: at least 0, finite, at most `Clamp.maxSeconds` seconds.
+        func ms(_ seconds: TimeInterval) -> Double { finite(seconds) * 1000 }
+        let dns = final.domainLookup.map(ms) ?? -1
         let connectEnd = final.secureConnectionEnd ?? final.connectEnd
-        let connect = connectEnd.map { max(0, ($0 - (final.domainLookupEnd ?? 0)) * 1000) } ?? -1
-        let ssl = ms(final.secureConnection) ?? -1
+        let connect = connectEnd.map { ms($0 - (final.domainLookupEnd ?? 0)) } ?? -1
+        let ssl = final.secureConnection.map(ms) ?? -1
         let sendStart = final.requestStart ?? connectEnd ?? final.domainLookupEnd ?? 0
         let sendEnd = final.requestEnd ?? sendStart
-        let send = max(0, (sendEnd - sendStart) * 1000)
+        let send = ms(sendEnd - sendStart)
         let firstByte = final.responseStart ?? end
-        let wait = max(0, (firstByte - sendEnd) * 1000)
-        let receive = max(0, (end - firstByte) * 1000)
+        let wait = ms(firstByte - sendEnd)
+        let receive = ms(end - firstByte)
         let phases = [dns, connect, send, wait, receive].filter { $0 >= 0 }.reduce(0, +)
-        let timings = [
-            "blocked": max(0, total - phases), "dns": dns, "connect": connect, "ssl": ssl, "send": send, "wait": wait,
-            "receive": receive,
+        let blocked = max(0, total - phases)
+        let timings: [(name: String, value: Double)] = [
+            ("blocked", blocked), ("dns", dns), ("connect", connect), ("send", send), ("wait", wait),
+            ("receive", receive), ("ssl", ssl),
         ]
-        // Metrics made by hand may hold NaN or infinities: 0 rather than a file that cannot be
-        // written.
-        return timings.mapValues { $0.isFinite ? $0 : 0 }
+        return (timings, [blocked, dns, connect, send, wait, receive].filter { $0 >= 0 }.reduce(0, +))
     }
 
     /// `seconds` as a duration a HAR file can hold: 0 for NaN, negative or infinite values, at
@@ -298,8 +489,8 @@ public final class HARRecorder: NetworkLogger, Sendable {
     /// The headers as HAR lists them, sorted by name, each value cut to
     /// ``maxHeaderValueBytes`` and the list to ``maxHeaderListBytes`` (the headers left out
     /// are counted in a last `_truncated` pseudo-header).
-    private static func headerList(_ headers: [String: String]) -> [[String: String]] {
-        var list: [[String: String]] = []
+    private static func headerList(_ headers: [String: String]) -> [HARJSON] {
+        var list: [HARJSON] = []
         var bytes = 0
         let sorted = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
         for (index, (name, value)) in sorted.enumerated() {
@@ -307,10 +498,10 @@ public final class HARRecorder: NetworkLogger, Sendable {
             let value = value.utf8Prefix(maxHeaderValueBytes, marker: "… (\(value.utf8.count) bytes)")
             bytes += name.utf8.count + value.utf8.count
             guard bytes <= maxHeaderListBytes else {
-                list.append(["name": "_truncated", "value": "\(sorted.count - index) more headers left out"])
+                list.append(.nameValue("_truncated", "\(sorted.count - index) more headers left out"))
                 break
             }
-            list.append(["name": name, "value": value])
+            list.append(.nameValue(name, value))
         }
         return list
     }
@@ -327,7 +518,7 @@ public final class HARRecorder: NetworkLogger, Sendable {
     }
 
     /// The query of `url` (already redacted), item by item, percent-decoded: the first 256.
-    private static func queryList(_ url: String) -> [[String: String]] {
+    private static func queryList(_ url: String) -> [HARJSON] {
         guard let query = url.split(separator: "?", maxSplits: 1).dropFirst().first else { return [] }
         // At most 256 items: a 16 KiB query of `q=1&…` is 4,000 of them, each an object.
         return query.split(separator: "&").prefix(256).map { pair in
@@ -336,11 +527,89 @@ public final class HARRecorder: NetworkLogger, Sendable {
                 let raw = String(text ?? "").replacingOccurrences(of: "+", with: " ")
                 return raw.removingPercentEncoding ?? raw
             }
-            return ["name": decoded(parts.first), "value": decoded(parts.count > 1 ? parts[1] : nil)]
+            return .nameValue(decoded(parts.first), decoded(parts.count > 1 ? parts[1] : nil))
         }
     }
 
     private static func timestamp(_ date: Date) -> String {
         Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+    }
+}
+
+/// A JSON value of a HAR file, as ``HARRecorder`` builds an entry before writing it as text once.
+///
+/// Objects keep their members in the order given (HAR's own order), so the text is the same
+/// every time; strings are escaped as JSON requires (quotes, backslashes, control characters)
+/// and nothing else (a `/` stays as it is).
+enum HARJSON {
+    /// A string.
+    case string(String)
+    /// A whole number.
+    case integer(Int)
+    /// A number; one that is not finite is written as 0 (JSON has no such number).
+    case number(Double)
+    /// An array.
+    case array([HARJSON])
+    /// An object, its members in order.
+    case object([(String, HARJSON)])
+
+    /// The `{"name":…,"value":…}` object HAR lists headers and query items with.
+    static func nameValue(_ name: String, _ value: String) -> HARJSON {
+        .object([("name", .string(name)), ("value", .string(value))])
+    }
+
+    /// Appends `value` to `output` as compact JSON text.
+    static func write(_ value: HARJSON, to output: inout [UInt8]) {
+        switch value {
+        case .string(let text):
+            writeString(text, to: &output)
+        case .integer(let number):
+            output.append(contentsOf: String(number).utf8)
+        case .number(let number):
+            output.append(contentsOf: (number.isFinite ? number.description : "0").utf8)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                write(element, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, (key, member)) in members.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                write(member, to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The hexadecimal digits a `\u00XX` escape is written with.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `text` as a JSON string: quoted, with `"`, `\` and the control characters
+    /// U+0000–U+001F escaped; the rest is its UTF-8 as is.
+    static func writeString(_ text: String, to output: inout [UInt8]) {
+        let backslash = UInt8(ascii: "\\")
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), backslash:
+                output.append(backslash)
+                output.append(byte)
+            case 0x0A: output.append(contentsOf: [backslash, UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [backslash, UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [backslash, UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                output.append(contentsOf: [backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
     }
 }
