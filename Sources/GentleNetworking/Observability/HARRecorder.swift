@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A ``NetworkLogger`` that keeps every exchange as an entry of a HAR 1.2 file (HTTP Archive),
 /// the format a browser's network panel opens: method, URL, headers, the start of each body,
 /// the status and the time taken, and failures.
@@ -205,7 +197,7 @@ public final class HARRecorder: NetworkLogger, Sendable {
             throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSURLErrorKey: url])
         }
         do {
-            try Self.stream(document(), to: path)
+            try AtomicFile.write(to: path, mode: 0o600, parts: document().forEachPart)
         } catch {
             throw error.cocoaError(target: path)
         }
@@ -260,66 +252,6 @@ public final class HARRecorder: NetworkLogger, Sendable {
         if dropped > 0 { tail.append(contentsOf: #","_droppedEntries":\#(dropped)"#.utf8) }
         tail.append(contentsOf: "}}\n".utf8)
         return Document(head: head, entries: entries, tail: tail)
-    }
-
-    /// The most bytes ``write(to:)`` gathers before handing them to the file: 64 KiB.
-    private static let writeChunkBytes = 64 * 1024
-
-    /// Writes `document` to `path` as `AtomicFile.write` does: a temporary file beside it,
-    /// created with mode `0600`, written in chunks of at most ``writeChunkBytes``, flushed, then
-    /// renamed over `path`; on a failure the temporary file is removed and `path` left as it was.
-    private static func stream(_ document: Document, to path: String) throws(AtomicFile.Failure) {
-        let temporaryPath = AtomicFile.temporaryPath(for: path)
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw AtomicFile.Failure(operation: "create", path: temporaryPath, code: errno) }
-        var failure: AtomicFile.Failure?
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(writeChunkBytes)
-        func flush() {
-            guard failure == nil, !chunk.isEmpty else { return }
-            failure = chunk.withUnsafeBytes { writeAll($0, to: descriptor, path: temporaryPath) }
-            chunk.removeAll(keepingCapacity: true)
-        }
-        document.forEachPart { part in
-            guard failure == nil else { return }
-            if chunk.count + part.count > writeChunkBytes { flush() }
-            if part.count >= writeChunkBytes {
-                failure = failure ?? writeAll(part, to: descriptor, path: temporaryPath)
-            } else {
-                chunk.append(contentsOf: part)
-            }
-        }
-        flush()
-        if failure == nil, fsync(descriptor) != 0 {
-            failure = AtomicFile.Failure(operation: "fsync", path: temporaryPath, code: errno)
-        }
-        close(descriptor)
-        if failure == nil, rename(temporaryPath, path) != 0 {
-            failure = AtomicFile.Failure(operation: "rename", path: path, code: errno)
-        }
-        if let failure {
-            unlink(temporaryPath)
-            throw failure
-        }
-    }
-
-    /// Writes all of `bytes` to `descriptor` (again after `EINTR`); the failure, if any.
-    private static func writeAll(
-        _ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String
-    )
-        -> AtomicFile.Failure?
-    {
-        guard let base = bytes.baseAddress else { return nil }
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return AtomicFile.Failure(operation: "write", path: path, code: errno)
-            }
-            offset += written
-        }
-        return nil
     }
 
     /// `a + b`, at most `Int.max`: sizes are added without ever trapping.

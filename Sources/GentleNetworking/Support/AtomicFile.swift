@@ -53,15 +53,29 @@ package enum AtomicFile {
     /// Replaces the file at `path` with `data`, created with `mode` (never wider, whatever the umask).
     /// Readers see the old file or the new one; a symbolic link at `path` is replaced, not followed.
     package static func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
+        try write(to: path, mode: mode) { emit in data.withUnsafeBytes(emit) }
+    }
+
+    /// The most bytes ``write(to:mode:parts:)`` gathers from small parts before writing them: 64 KiB.
+    static let gatherBytes = 64 * 1024
+
+    /// Replaces the file at `path` with the bytes `parts` hands, in order, to the function it is
+    /// given, as ``write(_:to:mode:)`` does: for content made piece by piece (a HAR file's
+    /// entries) without a copy of the whole in memory. Parts under 64 KiB are gathered into
+    /// writes of up to that size; larger ones are written as they are. After a failed write the
+    /// rest of the parts is ignored, the temporary file removed and the failure thrown.
+    package static func write(
+        to path: String, mode: mode_t, parts: ((UnsafeRawBufferPointer) -> Void) -> Void
+    ) throws(Failure) {
         let temporaryPath = temporaryPath(for: path)
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Failure(operation: "create", path: temporaryPath, code: errno) }
         var failure: Failure?
-        data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
+        func writeAll(_ bytes: UnsafeRawBufferPointer) {
+            guard failure == nil, let base = bytes.baseAddress else { return }
             var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptor, base + offset, raw.count - offset)
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     failure = Failure(operation: "write", path: temporaryPath, code: errno)
@@ -70,6 +84,23 @@ package enum AtomicFile {
                 offset += written
             }
         }
+        var gathered: [UInt8] = []
+        func flush() {
+            guard !gathered.isEmpty else { return }
+            gathered.withUnsafeBytes(writeAll)
+            gathered.removeAll(keepingCapacity: true)
+        }
+        parts { part in
+            guard failure == nil else { return }
+            if gathered.count &+ part.count > gatherBytes { flush() }
+            if part.count >= gatherBytes {
+                writeAll(part)
+            } else {
+                if gathered.capacity == 0 { gathered.reserveCapacity(gatherBytes) }
+                gathered.append(contentsOf: part)
+            }
+        }
+        flush()
         if failure == nil, fsync(descriptor) != 0 {
             failure = Failure(operation: "fsync", path: temporaryPath, code: errno)
         }
