@@ -56,7 +56,8 @@ import Testing
             let name = "gn\(UInt32.random(in: 0...UInt32.max))"
             // corelibs reports such a 3xx only when its transfer ends, to no delegate callback.
             server.route("GET", "/bare") { _ in
-                LoopbackResponse(status: status, headers: [("Set-Cookie", "\(name)=bare; Path=/")], body: Data("b".utf8))
+                LoopbackResponse(
+                    status: status, headers: [("Set-Cookie", "\(name)=bare; Path=/")], body: Data("b".utf8))
             }
             server.route("GET", "/echo") { _ in .text("ok") }
             let transport = URLSessionTransport(session: URLSession(configuration: .default))
