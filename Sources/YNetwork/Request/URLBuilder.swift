@@ -3,11 +3,13 @@ import GentleNetworking
 
 /// Builds the URL of a ``NetworkRequest``.
 ///
-/// - A path that starts with `http://` or `https://` (any case) is absolute and used as it is.
+/// - A path that starts with `http://` or `https://` (any case) is absolute and used as it is,
+///   but for characters its path, query or fragment cannot hold, which are percent-encoded
+///   (existing escapes stay).
 /// - Otherwise the base is the request's ``NetworkRequest/basePath``, else the configuration's,
 ///   joined to the path with exactly one `/`; characters a path cannot hold are
 ///   percent-encoded. A query in the base (`https://h/v1?key=K`) follows the joined path, ahead
-///   of the path's own; a fragment in the base is dropped. No base at all is
+///   of the path's own; a fragment in the base or the path is dropped. No base at all is
 ///   ``NetworkError/noBasePath``.
 /// - Query parameters are percent-encoded, written `key=value`, sorted as text (as Y-Network
 ///   sorts them) and joined with `&`;
@@ -42,7 +44,7 @@ open class URLBuilder: @unchecked Sendable {
     /// ``path(for:configuration:)`` with the configuration's base path, or none.
     static func joinedPath(for request: NetworkRequest, basePath: PathRepresentable?) throws -> String {
         let path = request.path.pathValue
-        if path.isAbsoluteURLPath { return path }
+        if path.isAbsoluteURLPath { return encodedAbsolute(path) }
         guard let base = (request.basePath ?? basePath)?.pathValue else {
             throw NetworkError.noBasePath
         }
@@ -71,13 +73,40 @@ open class URLBuilder: @unchecked Sendable {
         // The queries are encoded as a path is (existing escapes kept): left to `URL(string:)`,
         // a space or `ç` in one made it re-encode the whole query, `%` included, and the
         // parameters added next arrived encoded twice.
-        let pathQuery = PercentEncoding.query(String(relative[queryStart...].dropFirst()))
+        // A fragment is never sent: dropped, as `URL(string:)` did in Y-Network (encoded as a
+        // query's `#`, it reached the server as `%23…`).
+        let query = relative[queryStart...].dropFirst()
+        let pathQuery = PercentEncoding.query(String(query[..<(query.firstIndex(of: "#") ?? query.endIndex)]))
         if baseQuery.isEmpty {
             // As before: a path that is only a query (`?x=1`) still gets its `/`.
             let withQuery = trimmedPath + (queryStart == relative.endIndex ? "" : "?" + pathQuery)
             return withQuery.isEmpty ? String(trimmedBase) : trimmedBase + "/" + withQuery
         }
         return joined + "?" + PercentEncoding.query(String(baseQuery)) + (pathQuery.isEmpty ? "" : "&" + pathQuery)
+    }
+
+    /// An absolute path with its path, query and fragment encoded as a relative one's are
+    /// (existing escapes kept); the scheme and authority as they are. Left to `URL(string:)`, a
+    /// space or `ç` in it made corelibs re-encode the whole text, `%` included, so the
+    /// parameters appended next arrived encoded twice (`new%2520york`).
+    static func encodedAbsolute(_ path: String) -> String {
+        guard let separator = path.range(of: "://") else { return path }
+        let rest = path[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        var tail = rest[authorityEnd...]
+        var fragment: Substring?
+        if let hash = tail.firstIndex(of: "#") {
+            fragment = tail[tail.index(after: hash)...]
+            tail = tail[..<hash]
+        }
+        var query: Substring?
+        if let question = tail.firstIndex(of: "?") {
+            query = tail[tail.index(after: question)...]
+            tail = tail[..<question]
+        }
+        return path[..<authorityEnd] + PercentEncoding.path(String(tail))
+            + (query.map { "?" + PercentEncoding.query(String($0)) } ?? "")
+            + (fragment.map { "#" + PercentEncoding.query(String($0)) } ?? "")
     }
 
     /// The full URL of `request`. With a configuration, the path comes from

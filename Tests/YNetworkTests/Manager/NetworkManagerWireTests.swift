@@ -134,6 +134,39 @@ struct NetworkManagerWireTests {
         #expect(received.queryValue("lang") == "fr-ç")
     }
 
+    @Test("An absolute path with a space or non-ASCII: path, query and parameters arrive encoded once")
+    func absolutePathEncodedOnce() async throws {
+        struct Search: NetworkRequest {
+            let base: String
+            var path: PathRepresentable { base + "/v1/my files/ç?note=a b&x=%41" }
+            var queryParameters: ParametersBuilder? { ["q": "new york"] }
+        }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/v1/my files/ç") { _ in .json(#"{"id":1,"name":"x"}"#) }
+        let manager = makeManager(server: server)
+        let _: User = try await manager.submit(Search(base: server.baseURL.absoluteString))
+        let received = try #require(server.receivedRequests.first)
+        #expect(received.rawPath == "/v1/my%20files/%C3%A7", "\(received.rawPath)")
+        // Existing escapes are kept (`%41`), the parameters encoded once (`new%20york`).
+        #expect(received.rawQuery == "note=a%20b&x=%41&q=new%20york", "\(received.rawQuery ?? "")")
+    }
+
+    @Test("A fragment in a relative path is dropped, as in Y-Network: it is never sent, not even as %23")
+    func relativePathFragment() async throws {
+        struct Search: NetworkRequest {
+            var path: PathRepresentable { "search?lang=fr#results" }
+            var queryParameters: ParametersBuilder? { ["q": "x"] }
+        }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/v1/search") { _ in .json(#"{"id":1,"name":"x"}"#) }
+        let manager = makeManager(server: server, basePath: server.url("/v1").absoluteString)
+        let _: User = try await manager.submit(Search())
+        let received = try #require(server.requests(path: "/v1/search").first, "\(server.receivedRequests)")
+        #expect(received.rawQuery == "lang=fr&q=x", "\(received.rawQuery ?? "")")
+    }
+
     @Test("401 is NetworkError.unauthenticated")
     func unauthorized() async throws {
         let server = try LoopbackServer()
