@@ -348,7 +348,12 @@ package enum Redactor {
             // Every name in `sensitiveHeaders` holds one of the fragments `isSensitiveName`
             // looks for (a test checks it), so one case-folding scan decides, with no lowercased
             // copy of the name.
-            guard isSensitiveName(name) || alsoHeaders.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
+            // Key headers by their form (`X-Master-Key`) too: hidden in headers by name, their
+            // values were shown where a server echoed them under a name that is no secret in a body.
+            guard
+                isSensitiveName(name) || alsoHeaders.contains(where: { $0.equalsIgnoringASCIICase(name) })
+                    || isCredentialHeaderName(name.lowercased())
+            else {
                 continue
             }
             let trimmed = value.trimmingCharacters(in: .whitespaces)

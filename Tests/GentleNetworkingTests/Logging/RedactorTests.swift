@@ -174,11 +174,11 @@ struct RedactorTests {
     func credentialValuesIgnoreCase() throws {
         var request = URLRequest(url: try #require(URL(string: "https://h.example/p?access_token=qtok999&page=22")))
         request.setValue("Bearer tok1234", forHTTPHeaderField: "AUTHORIZATION")
-        request.setValue("key5678", forHTTPHeaderField: "x-My-Key")
+        request.setValue("key5678", forHTTPHeaderField: "x-My-Tenant")
         request.setValue("a=val123; b=val456", forHTTPHeaderField: "COOKIE")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("plain-value", forHTTPHeaderField: "X-Other")
-        let values = Redactor.credentialValues(of: request, alsoHeaders: ["X-MY-KEY"])
+        let values = Redactor.credentialValues(of: request, alsoHeaders: ["X-MY-TENANT"])
         let found: Set<String> = [
             "Bearer tok1234", "tok1234", "key5678", "a=val123; b=val456", "b=val456", "val123", "val456", "qtok999",
         ]
@@ -190,5 +190,8 @@ struct RedactorTests {
         // Longest first.
         #expect(values.map(\.count) == values.map(\.count).sorted(by: >))
         #expect(Redactor.credentialValues(of: request).contains("key5678") == false)
+        // A key header by its form needs no naming.
+        request.setValue("mk-9", forHTTPHeaderField: "X-Master-Key")
+        #expect(Redactor.credentialValues(of: request).contains("mk-9"))
     }
 }
