@@ -673,10 +673,17 @@ package enum Redactor {
             // A key: copy up to and including the colon, then redact the value if need be.
             output.append(contentsOf: bytes[stringEnd...afterName])
             index = afterName + 1
-            guard isSensitiveName(decodedJSONString(bytes[keyStart..<stringEnd])) else { continue }
+            let name = decodedJSONString(bytes[keyStart..<stringEnd])
+            let sensitive = isSensitiveName(name)
+            guard sensitive || jwtValuedNames.contains(name.lowercased()) else { continue }
             while index < bytes.endIndex && isJSONWhitespace(bytes[index]) {
                 output.append(bytes[index])
                 index += 1
+            }
+            // `refresh`/`access` hide a JWT (`"eyJ…`) only, as in a parsed body; a value cut
+            // off before the prefix shows can be nothing else worth keeping.
+            if !sensitive, !bytes[index...].prefix(4).elementsEqual(#""eyJ"#.utf8.prefix(bytes.endIndex - index)) {
+                continue
             }
             index = endOfValue(bytes, from: index)
             output.append(contentsOf: Array("\"\(placeholder)\"".utf8))

@@ -96,6 +96,22 @@ struct RedactorCookieAndPrefixTests {
         #expect(nested == #"[{"token":"<redacted>","k":"v"}]"#)
     }
 
+    @Test("A JSON body too large to parse hides a refresh/access JWT as a parsed one does, and keeps other values")
+    func largeJSONWithJWTPair() {
+        let pad = String(repeating: "p", count: 100_000)
+        let text =
+            #"{"refresh":"eyJr-SEKRIT","access" : "eyJa-SEKRIT","mode":"refresh","access2":1,"#
+            + #""refreshed":true,"pad":""# + pad + #""}"#
+        let excerpt = Redactor.bodyExcerpt(Data(text.utf8), limit: 256)
+        #expect(!excerpt.contains("SEKRIT"), "\(excerpt)")
+        #expect(excerpt.contains(#""mode":"refresh""#) && excerpt.contains(#""refreshed":true"#), "\(excerpt)")
+        // Not a JWT: kept, as in a parsed body.
+        let plain = Redactor.redactJSONPrefix(Array(#"{"refresh":true,"access":"read"}"#.utf8)[...], outputLimit: 100)
+        #expect(plain == #"{"refresh":true,"access":"read"}"#)
+        let cut = Redactor.redactJSONPrefix(Array(#"{"access":"ey"#.utf8)[...], outputLimit: 100)
+        #expect(cut == #"{"access":"<redacted>""#)
+    }
+
     @Test("A large non-JSON body is cut from its prefix; binary stays binary")
     func largeText() {
         var form = Data("user=a&password=SECRET&x=".utf8)
