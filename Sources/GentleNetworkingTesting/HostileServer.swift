@@ -77,7 +77,7 @@ public final class HostileServer: Sendable {
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
         threads.enter()
         let thread = Thread { [self] in
-            POSIXSocket.nameCurrentThread("\(threadNamePrefix)accept")
+            ThreadName.setCurrent("\(threadNamePrefix)accept")
             acceptLoop()
             threads.leave()
         }
@@ -204,7 +204,7 @@ public final class HostileServer: Sendable {
             }
             threads.enter()
             let thread = Thread { [self] in
-                POSIXSocket.nameCurrentThread("\(threadNamePrefix)c\(id)")
+                ThreadName.setCurrent("\(threadNamePrefix)c\(id)")
                 let connection = HostileConnection(descriptor: client, id: id, server: self)
                 let ending = connection.serve()
                 // Forget the descriptor first, so shutdown() never touches a reused number.

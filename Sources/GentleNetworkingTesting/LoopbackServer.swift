@@ -61,7 +61,7 @@ public final class LoopbackServer: Sendable {
         self.fallback = fallback ?? { request in .text("No route for \(request.method) \(request.path)", status: 404) }
         threads.enter()
         let thread = Thread { [self] in
-            POSIXSocket.nameCurrentThread("\(threadNamePrefix)accept")
+            ThreadName.setCurrent("\(threadNamePrefix)accept")
             acceptLoop()
             threads.leave()
         }
@@ -188,7 +188,7 @@ public final class LoopbackServer: Sendable {
             }
             threads.enter()
             let thread = Thread { [self] in
-                POSIXSocket.nameCurrentThread("\(threadNamePrefix)c\(id)")
+                ThreadName.setCurrent("\(threadNamePrefix)c\(id)")
                 serve(connection: client, id: id)
                 state.withLock { _ = $0.connections.removeValue(forKey: id) }
                 POSIXSocket.closeDescriptor(client)

@@ -225,9 +225,4 @@ package enum POSIXSocket {
     package static func closeDescriptor(_ descriptor: Int32) {
         _ = close(descriptor)
     }
-
-    /// Names the calling thread, as `/proc/self/task/*/comm` shows it (15 bytes at most).
-    static func nameCurrentThread(_ name: String) {
-        ThreadName.setCurrent(name)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 /// Starts child processes from one long-lived thread of its own.
 ///
@@ -44,7 +45,7 @@ package enum ProcessLauncher {
             if !started {
                 started = true
                 let thread = Thread { [self] in
-                    POSIXSocket.nameCurrentThread("gentle.launcher")
+                    ThreadName.setCurrent("gentle.launcher")
                     loop()
                 }
                 thread.start()

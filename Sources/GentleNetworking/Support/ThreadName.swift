@@ -18,6 +18,7 @@ package enum ThreadName {
         thread.start()
     }
 
+    /// Names the calling thread `name`, cut to 15 bytes (Linux's limit) at a character boundary.
     package static func setCurrent(_ name: String) {
         let capped = name.utf8Prefix(15)
         #if canImport(Glibc) || canImport(Musl)
