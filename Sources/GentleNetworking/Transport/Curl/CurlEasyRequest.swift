@@ -352,9 +352,9 @@
             let fields = request.allHTTPHeaderFields ?? [:]
             // The head's size is checked as the fields are: libcurl would refuse a head above
             // 1 MiB as "out of memory" and a URL above 8 MB as malformed.
-            let fieldCount = fields.count &+ addedFields.count
+            var fieldCount = 0
             var headBytes = text.utf8.count &+ method.utf8.count &+ 12
-            try RequestValidator.checkHeadSize(fieldCount: fieldCount, bytes: headBytes, url: url)
+            try RequestValidator.checkHeadSize(fieldCount: fields.count, bytes: headBytes, url: url)
             var headers: [String] = []
             headers.reserveCapacity(fields.count + 3)
             var hasContentType = false
@@ -362,6 +362,7 @@
             var hasAcceptEncoding = false
             func add(_ name: String, _ value: String) throws {
                 try RequestValidator.validateHeader(name: name, value: value, url: url)
+                fieldCount &+= 1
                 headBytes = headBytes &+ RequestValidator.headBytes(name: name, value: value)
                 if try RequestValidator.isFramingField(name: name, value: value, bodyLength: bodyLength, url: url) {
                     return
