@@ -8,7 +8,8 @@ import Foundation
 ///   `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly` (see ``SystemKeyChainAuthService``).
 ///   Keychain failures throw ``KeyChainStoreError``.
 /// - On Linux (and with ``init(service:fileStore:)`` anywhere) each key is the entry
-///   `"<service>/<key>"` of a ``FileCredentialStore``: a mode-0600 file in a mode-0700
+///   `"<service>/<key>"` of a ``FileCredentialStore`` (`%` and `/` in the service escaped as
+///   `%25` and `%2F`, so no two pairs share an entry): a mode-0600 file in a mode-0700
 ///   directory, written atomically, refused when its permissions are too open. Its failures
 ///   throw ``CredentialStoreError``.
 ///
@@ -80,7 +81,7 @@ public final class SystemKeyChainStore: KeyChainStoreProtocol {
     // MARK: Storage, with this library's errors (what SystemKeyChainAuthService throws)
 
     func load(_ key: String) throws -> String? {
-        if let fileStore { return try fileStore.value(for: service + "/" + key) }
+        if let fileStore { return try fileStore.value(for: Self.entryName(service: service, key: key)) }
         #if canImport(Security)
             return try KeychainStore.load(service: service, account: key)
         #else
@@ -90,7 +91,7 @@ public final class SystemKeyChainStore: KeyChainStoreProtocol {
 
     /// Stores `value`, or removes the key when it is `nil`.
     func store(_ value: String?, _ key: String) throws {
-        if let fileStore { return try fileStore.setValue(value, for: service + "/" + key) }
+        if let fileStore { return try fileStore.setValue(value, for: Self.entryName(service: service, key: key)) }
         #if canImport(Security)
             if let value {
                 try KeychainStore.save(value, service: service, account: key)
@@ -98,6 +99,20 @@ public final class SystemKeyChainStore: KeyChainStoreProtocol {
                 try KeychainStore.delete(service: service, account: key)
             }
         #endif
+    }
+
+    /// The file entry of `key` in `service`: `"<service>/<key>"`, with `%` and `/` in the service
+    /// escaped (`%25`, `%2F`), so that no two pairs share an entry. Unescaped, the service
+    /// `"com.example.app/prod"` with the key `"accessToken"` and the service
+    /// `"com.example.app"` with the key `"prod/accessToken"` read and wrote one token: one
+    /// identity's token was sent as another's. A service with neither character (a bundle
+    /// identifier, the default) names its entries as before.
+    static func entryName(service: String, key: String) -> String {
+        guard service.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") }) else {
+            return service + "/" + key
+        }
+        let escaped = service.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        return escaped + "/" + key
     }
 
     /// A Keychain failure as the seed's ``KeyChainStoreError``; file-store errors unchanged.

@@ -53,6 +53,28 @@ struct KeyChainStoreTests {
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
+    @Test("Two (service, key) pairs never share an entry: a '/' in the service is escaped")
+    func namespaceCollision() async throws {
+        let (files, root) = temporaryFileStore()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let prod = SystemKeyChainStore(service: "com.example.app/prod", fileStore: files)
+        let other = SystemKeyChainStore(service: "com.example.app", fileStore: files)
+        try await prod.save("prod-token", forKey: "accessToken")
+        #expect(try await other.value(forKey: "prod/accessToken") == nil)
+        #expect(try await prod.value(forKey: "accessToken") == "prod-token")
+        #expect(try files.value(for: "com.example.app%2Fprod/accessToken") == "prod-token")
+        // The auth services over one file, service and account swapped around a '/'.
+        let a = SystemKeyChainAuthService(service: "svc/a", account: "b", fileStore: files)
+        let b = SystemKeyChainAuthService(service: "svc", account: "a/b", fileStore: files)
+        try await a.saveAccessToken("token-of-a")
+        #expect(try await b.loadAccessToken() == nil)
+        // An escape in the service cannot be forged by a service spelled with it.
+        let percent = SystemKeyChainStore(service: "x%2Fy", fileStore: files)
+        let slash = SystemKeyChainStore(service: "x/y", fileStore: files)
+        try await percent.save("p", forKey: "k")
+        #expect(try await slash.value(forKey: "k") == nil)
+    }
+
     @Test("SystemKeyChainAuthService's keyChainStore is the same storage as its token methods")
     func authServiceSharesStorage() async throws {
         let (files, root) = temporaryFileStore()
