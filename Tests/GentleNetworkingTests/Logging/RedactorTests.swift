@@ -190,8 +190,19 @@ struct RedactorTests {
         // Longest first.
         #expect(values.map(\.count) == values.map(\.count).sorted(by: >))
         #expect(Redactor.credentialValues(of: request).contains("key5678") == false)
-        // A key header by its form needs no naming.
-        request.setValue("mk-9", forHTTPHeaderField: "X-Master-Key")
-        #expect(Redactor.credentialValues(of: request).contains("mk-9"))
+        // A key header by its form needs no naming when its value reads as a key; a short or
+        // spaced one (`X-Sort-Key: name`) is not scrubbed from every text that holds it.
+        request.setValue("mk-90ab12cd34", forHTTPHeaderField: "X-Master-Key")
+        request.setValue("name", forHTTPHeaderField: "X-Sort-Key")
+        request.setValue("json body of mine", forHTTPHeaderField: "X-Cache-Key")
+        request.setValue("true", forHTTPHeaderField: "X-Auth")
+        let formed = Redactor.credentialValues(of: request)
+        #expect(formed.contains("mk-90ab12cd34"))
+        for plain in ["name", "true", "json body of mine", "body", "json"] {
+            #expect(!formed.contains(plain), "\(plain) in \(formed)")
+        }
+        #expect(Redactor.scrub(#"{"name":"Ada","admin":true}"#, secrets: formed) == #"{"name":"Ada","admin":true}"#)
+        #expect(Redactor.mayBeCredentialHeaderName("X-MASTER-KEY") && Redactor.mayBeCredentialHeaderName("x-Auth"))
+        #expect(!Redactor.mayBeCredentialHeaderName("Accept") && !Redactor.mayBeCredentialHeaderName("Idempotency-Key"))
     }
 }
