@@ -47,6 +47,10 @@ public final class HARRecorder: NetworkLogger, Sendable {
         var firstRecord: Date?
         /// The number the next outcome gets (the order of the entries).
         var nextOrder: UInt64 = 0
+        /// The number of the next outcome to keep or drop: every earlier one is decided.
+        var nextCommit: UInt64 = 0
+        /// Entries built before an earlier outcome's, waiting for it, by number.
+        var built: [UInt64: [UInt8]] = [:]
         /// Bumped by ``HARRecorder/reset()``: an entry being built when the recorder was reset
         /// belongs to the session it forgot, and is not kept.
         var generation: UInt64 = 0
@@ -137,18 +141,23 @@ public final class HARRecorder: NetworkLogger, Sendable {
             }
             guard let claim else { return }
             let json = Self.entryJSON(request: claim.request, outcome: record)
-            let weight = Self.clampedSum(json.count, Self.entryOverhead)
             state.withLock { state in
                 guard state.generation == claim.generation else { return }
-                guard state.entries.count < maxEntries, weight <= maxBytes - state.bytes - state.pendingBytes else {
-                    state.dropped += 1
-                    return
+                // Outcomes logged at once on several threads are kept, or dropped by the limits,
+                // in the order they arrived: an entry built before an earlier one waits for it.
+                // (Judged as each was built, a later entry took the last place and the first
+                // outcome was the one dropped.)
+                state.built[claim.order] = json
+                while let next = state.built.removeValue(forKey: state.nextCommit) {
+                    let weight = Self.clampedSum(next.count, Self.entryOverhead)
+                    if state.entries.count < maxEntries, weight <= maxBytes - state.bytes - state.pendingBytes {
+                        state.bytes += weight
+                        state.entries.append((state.nextCommit, next))
+                    } else {
+                        state.dropped += 1
+                    }
+                    state.nextCommit &+= 1
                 }
-                state.bytes += weight
-                // Outcomes logged at once on several threads are kept in the order they arrived.
-                var index = state.entries.endIndex
-                while index > state.entries.startIndex, state.entries[index - 1].order > claim.order { index -= 1 }
-                state.entries.insert((claim.order, json), at: index)
             }
         }
     }

@@ -279,6 +279,37 @@ struct HARRecorderTests {
     }
 }
 
+@Suite("HARRecorder: outcomes logged at once are kept in the order they arrived")
+struct HARRecorderOrderTests {
+    @Test("With one place left, the first outcome is kept though a later one is built sooner")
+    func firstOutcomeKept() async throws {
+        for _ in 0..<20 {
+            // The first outcome's 400 escaped headers take far longer to write than the second's.
+            var heavy: [String: String] = [:]
+            for index in 0..<400 { heavy["X-H\(index)"] = String(repeating: "\u{1}", count: 150) }
+            let har = HARRecorder(maxEntries: 1)
+            har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/first", requestID: 1))
+            let first = NetworkLogRecord(
+                event: .response, method: "GET", url: "https://h.example/first", statusCode: 200, headers: heavy,
+                requestID: 1)
+            let done = Locked(false)
+            ThreadName.start("har.first") {
+                har.log(first)
+                done.withLock { $0 = true }
+            }
+            // Once the first outcome has taken its request (its place in the order), the second arrives.
+            while har.pendingLoad.count != 0 { try await Task.sleep(nanoseconds: 100_000) }
+            har.log(
+                NetworkLogRecord(
+                    event: .response, method: "GET", url: "https://h.example/second", statusCode: 200, requestID: 2))
+            while !done.withLock({ $0 }) { try await Task.sleep(nanoseconds: 1_000_000) }
+            let text = String(decoding: har.harData(), as: UTF8.self)
+            #expect(text.contains("/first") && !text.contains("/second"), "\(text.prefix(400))")
+            #expect(text.contains(#""_droppedEntries":1"#))
+        }
+    }
+}
+
 @Suite("HARRecorder.write: the file is the owner's alone from its first byte")
 struct HARRecorderFileTests {
     /// A recorder holding one entry with a body, so each write takes long enough to be seen.
