@@ -61,7 +61,10 @@ open class URLBuilder: @unchecked Sendable {
         while trimmedBase.hasSuffix("/") { trimmedBase.removeLast() }
         // Characters a path cannot hold (spaces, non-ASCII) are percent-encoded; existing escapes
         // stay, and a query already in the path is kept as it is.
-        let relative = path.drop { $0 == "/" }
+        // A fragment is never sent: dropped with everything after it, as `URL(string:)` did in
+        // Y-Network (encoded, `users#top` asked for `users%23top`, and a `?` after the `#` made
+        // the fragment's text a query).
+        let relative = path.drop { $0 == "/" }.prefix { $0 != "#" }
         let queryStart = relative.firstIndex(of: "?") ?? relative.endIndex
         let trimmedPath = PercentEncoding.path(String(relative[..<queryStart]))
         // As for an Endpoint: `users/\(id)` with `../../admin` would leave the base path with the
@@ -73,10 +76,7 @@ open class URLBuilder: @unchecked Sendable {
         // The queries are encoded as a path is (existing escapes kept): left to `URL(string:)`,
         // a space or `ç` in one made it re-encode the whole query, `%` included, and the
         // parameters added next arrived encoded twice.
-        // A fragment is never sent: dropped, as `URL(string:)` did in Y-Network (encoded as a
-        // query's `#`, it reached the server as `%23…`).
-        let query = relative[queryStart...].dropFirst()
-        let pathQuery = PercentEncoding.query(String(query[..<(query.firstIndex(of: "#") ?? query.endIndex)]))
+        let pathQuery = PercentEncoding.query(String(relative[queryStart...].dropFirst()))
         if baseQuery.isEmpty {
             // As before: a path that is only a query (`?x=1`) still gets its `/`.
             let withQuery = trimmedPath + (queryStart == relative.endIndex ? "" : "?" + pathQuery)

@@ -138,6 +138,17 @@ struct URLBuilderTests {
         }
     }
 
+    @Test("A relative path's fragment is dropped with all after it, wherever its '#' is")
+    func relativeFragment() throws {
+        let base = "https://api.example.com/v1"
+        #expect(try url(Probe(path: "users#frag", basePath: base)) == "https://api.example.com/v1/users")
+        #expect(try url(Probe(path: "users#a?b=1", basePath: base)) == "https://api.example.com/v1/users")
+        #expect(try url(Probe(path: "users/#top", basePath: base)) == "https://api.example.com/v1/users/")
+        #expect(try url(Probe(path: "#only", basePath: base)) == "https://api.example.com/v1")
+        #expect(try url(Probe(path: "users?x=1#f", basePath: base, parameters: ["y": "2"]))
+            == "https://api.example.com/v1/users?x=1&y=2")
+    }
+
     @Test("A path that already has a query gets the parameters after &")
     func existingQuery() throws {
         #expect(try url(Probe(path: "p?x=1", parameters: ["y": "2"])) == "https://api.example.com/v1/p?x=1&y=2")
