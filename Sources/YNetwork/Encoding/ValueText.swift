@@ -4,70 +4,87 @@ import Foundation
 /// writing it would trap: a `Date` that is not finite (made from NaN or infinity) traps in
 /// Foundation's `description`, alone or inside an array, a dictionary, a set, an optional, a
 /// tuple, or a struct or enum without a description of its own. Such a date is written as its
-/// interval (`nan`, `inf`), and what holds it as Swift would print it otherwise
-/// (`["a": nan]`, `Event(at: inf)`); any other value is exactly its `description`.
+/// interval (`nan`, `inf`), and what holds it as Swift prints it (`["a": nan]`,
+/// `Event(at: inf)`, `at(nan, 1)`); any other value is exactly its `description`.
 enum ValueText {
     static func of(_ value: Any) -> String {
-        text(of: value, nested: false)
+        text(of: value, nested: false, always: false)
     }
 
-    /// `value`'s text: its `description` (`nested`: its `debugDescription`, as Swift prints
-    /// what a collection holds) unless it holds a date that cannot be written.
-    private static func text(of value: Any, nested: Bool) -> String {
-        if let date = value as? Date, !date.timeIntervalSinceReferenceDate.isFinite {
-            return "\(date.timeIntervalSinceReferenceDate)"
+    /// The text Swift's printing gives `value` (`nested`: as an element of what holds it, its
+    /// debug text), written by reflection wherever a date that cannot be written is reached, or
+    /// everywhere with `always` (so tests compare the two on values without such a date).
+    static func text(of value: Any, nested: Bool, always: Bool) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle != .optional, let date = value as? Date {
+            if !date.timeIntervalSinceReferenceDate.isFinite { return "\(date.timeIntervalSinceReferenceDate)" }
+            return nested ? String(reflecting: date) : String(describing: date)
         }
-        guard holdsUnwritableDate(value) else {
+        guard always || holdsUnwritableDate(value), isReflected(value, mirror) else {
             return nested ? String(reflecting: value) : String(describing: value)
         }
-        let mirror = Mirror(reflecting: value)
-        let children = mirror.children.map { (label: $0.label, value: $0.value) }
-        func list(_ open: String, _ close: String, labelled: Bool) -> String {
-            let items = children.map { child in
-                let text = text(of: child.value, nested: true)
-                guard labelled, let label = child.label, !label.hasPrefix(".") else { return text }
-                return label + ": " + text
-            }
-            return open + items.joined(separator: ", ") + close
+        func element(_ child: Any) -> String { text(of: child, nested: true, always: always) }
+        func list(_ children: Mirror.Children) -> String {
+            children.map { child in
+                guard let label = child.label, !label.hasPrefix(".") else { return element(child.value) }
+                return label + ": " + element(child.value)
+            }.joined(separator: ", ")
         }
+        let typeName = nested ? String(reflecting: type(of: value)) : String(describing: type(of: value))
         switch mirror.displayStyle {
         case .optional:
-            return children.first.map { "Optional(" + text(of: $0.value, nested: true) + ")" } ?? "nil"
-        case .collection, .set:
-            return list("[", "]", labelled: false)
+            guard let wrapped = mirror.children.first else { return "nil" }
+            return "Optional(" + element(wrapped.value) + ")"
+        case .collection:
+            return "[" + mirror.children.map { element($0.value) }.joined(separator: ", ") + "]"
+        case .set:
+            let elements = "[" + mirror.children.map { element($0.value) }.joined(separator: ", ") + "]"
+            return nested ? "Set(" + elements + ")" : elements
         case .dictionary:
-            let pairs = children.map { child -> String in
-                let pair = Mirror(reflecting: child.value).children.map(\.value)
-                guard pair.count == 2 else { return text(of: child.value, nested: true) }
-                return text(of: pair[0], nested: true) + ": " + text(of: pair[1], nested: true)
+            let pairs = mirror.children.map { child -> String in
+                let pair = Array(Mirror(reflecting: child.value).children)
+                guard pair.count == 2 else { return element(child.value) }
+                return element(pair[0].value) + ": " + element(pair[1].value)
             }
-            return "[" + pairs.joined(separator: ", ") + "]"
+            return pairs.isEmpty ? "[:]" : "[" + pairs.joined(separator: ", ") + "]"
         case .tuple:
-            return list("(", ")", labelled: true)
+            return "(" + list(mirror.children) + ")"
         case .enum:
-            // A case with a payload: `name(payload)`, as Swift prints it.
-            guard let only = children.first, let name = only.label else { return String(describing: type(of: value)) }
-            return name + "(" + text(of: only.value, nested: true) + ")"
+            // A case with a payload: `name(payload)`, a tuple's elements inside the one pair of
+            // parentheses, as Swift prints it; nested, qualified by the type.
+            guard let payload = mirror.children.first, let name = payload.label else {
+                return nested ? String(reflecting: value) : String(describing: value)
+            }
+            let prefix = nested ? typeName + "." + name : name
+            let inner = Mirror(reflecting: payload.value)
+            if inner.displayStyle == .tuple { return prefix + "(" + list(inner.children) + ")" }
+            return prefix + "(" + element(payload.value) + ")"
         default:
-            return String(describing: type(of: value)) + list("(", ")", labelled: true)
+            return typeName + "(" + list(mirror.children) + ")"
         }
     }
 
-    /// Whether `value` holds a date that is not finite where Swift's printing would reach it:
-    /// through the stdlib's collections, optionals and tuples, and structs and enums printed by
-    /// reflection. A class is printed by its name alone, and a type with a description of its
-    /// own prints what it chooses: neither is looked into.
-    private static func holdsUnwritableDate(_ value: Any) -> Bool {
-        if let date = value as? Date { return !date.timeIntervalSinceReferenceDate.isFinite }
-        let mirror = Mirror(reflecting: value)
+    /// Whether Swift prints `value` by reflecting on it: the stdlib's collections, optionals and
+    /// tuples, and structs and enums without a description of their own. A class is printed by
+    /// its name alone, and a type with a description prints what it chooses.
+    private static func isReflected(_ value: Any, _ mirror: Mirror) -> Bool {
         switch mirror.displayStyle {
         case .optional, .collection, .set, .dictionary, .tuple:
-            break
+            return true
         case .struct, .enum:
-            if value is any CustomStringConvertible || value is any CustomDebugStringConvertible { return false }
+            return !(value is any CustomStringConvertible || value is any CustomDebugStringConvertible)
         default:
             return false
         }
+    }
+
+    /// Whether `value` holds a date that is not finite where Swift's printing would reach it.
+    private static func holdsUnwritableDate(_ value: Any) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle != .optional, let date = value as? Date {
+            return !date.timeIntervalSinceReferenceDate.isFinite
+        }
+        guard isReflected(value, mirror) else { return false }
         return mirror.children.contains { holdsUnwritableDate($0.value) }
     }
 }
