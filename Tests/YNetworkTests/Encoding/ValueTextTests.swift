@@ -11,7 +11,8 @@ private enum Slot {
     case single(Date)
     case none
 }
-private final class Box { let date: Date
+private final class Box {
+    let date: Date
     init(_ date: Date) { self.date = date }
 }
 
@@ -57,7 +58,8 @@ struct ValueTextTests {
     @Test("Through the query and form encoders, which every parameter goes through")
     func throughTheEncoders() {
         let nan = Date(timeIntervalSinceReferenceDate: .nan)
-        let encoded = URLBuilder().queryParameterString(field: "v", value: ["a": nan] as [String: Any], contentType: .JSON)
+        let value = ["a": nan] as [String: Any]
+        let encoded = URLBuilder().queryParameterString(field: "v", value: value, contentType: .JSON)
         #expect(encoded?.removingPercentEncoding == #"v=["a": nan]"#)
     }
 }
