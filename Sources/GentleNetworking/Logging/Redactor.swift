@@ -706,16 +706,49 @@ package enum Redactor {
                 output.append(bytes[index])
                 index += 1
             }
-            // `refresh`/`access` hide a JWT (`"eyJ…`) only, as in a parsed body; a value cut
-            // off before the prefix shows can be nothing else worth keeping.
-            if !sensitive, !bytes[index...].prefix(4).elementsEqual(#""eyJ"#.utf8.prefix(bytes.endIndex - index)) {
-                continue
-            }
+            // `refresh`/`access` hide a JWT (`"eyJ…`) only, as in a parsed body.
+            if !sensitive, !startsLikeJWT(bytes, at: index) { continue }
             index = endOfValue(bytes, from: index)
             output.append(contentsOf: Array("\"\(placeholder)\"".utf8))
         }
         return output
     }
+    /// Whether the JSON value at `start` is a string whose text starts `eyJ` (a JWT's header),
+    /// escapes decoded (`"\u0065yJ…"` is one); a value cut off before that can be told counts
+    /// as one.
+    private static func startsLikeJWT(_ bytes: ArraySlice<UInt8>, at start: Int) -> Bool {
+        let jwt = Array("eyJ".utf8)
+        guard start < bytes.endIndex else { return true }
+        guard bytes[start] == UInt8(ascii: "\"") else { return false }
+        var decoded: [UInt8] = []
+        var index = start + 1
+        while decoded.count < jwt.count {
+            guard index < bytes.endIndex else { return true }
+            var byte = bytes[index]
+            var width = 1
+            if byte == UInt8(ascii: "\"") { return false }
+            if byte == UInt8(ascii: "\\") {
+                guard index + 1 < bytes.endIndex else { return true }
+                switch bytes[index + 1] {
+                case UInt8(ascii: "u"):
+                    guard index + 5 < bytes.endIndex else { return true }
+                    guard let code = UInt32(String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self), radix: 16),
+                        code < 0x80
+                    else { return false }
+                    byte = UInt8(code)
+                    width = 6
+                default:
+                    // Every other escape (`\"`, `\\`, `\/`, `\n`…) is no letter of `eyJ`.
+                    return false
+                }
+            }
+            decoded.append(byte)
+            guard jwt.starts(with: decoded) else { return false }
+            index += width
+        }
+        return true
+    }
+
     /// The index after the string starting at `start` (a quote), and whether it was closed
     /// before the end of `bytes`.
     private static func endOfString(_ bytes: ArraySlice<UInt8>, from start: Int) -> (end: Int, closed: Bool) {

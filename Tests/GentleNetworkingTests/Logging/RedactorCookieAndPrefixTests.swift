@@ -110,6 +110,10 @@ struct RedactorCookieAndPrefixTests {
         #expect(plain == #"{"refresh":true,"access":"read"}"#)
         let cut = Redactor.redactJSONPrefix(Array(#"{"access":"ey"#.utf8)[...], outputLimit: 100)
         #expect(cut == #"{"access":"<redacted>""#)
+        // An escape cannot hide the prefix, as it cannot in a parsed body.
+        let escaped = Redactor.redactJSONPrefix(
+            Array(#"{"refresh":"\u0065yJhbGciOiJIUzI1NiJ9.e30.sig","access":"\u0041b"}"#.utf8)[...], outputLimit: 200)
+        #expect(escaped == #"{"refresh":"<redacted>","access":"\u0041b"}"#)
     }
 
     @Test("A large non-JSON body is cut from its prefix; binary stays binary")
