@@ -292,6 +292,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// events to its ``SessionCall``, and forgets the call when the task completes.
     private final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         private let calls = Locked<[Int: SessionCall]>([:])
+        /// The tasks whose response head reached ``urlSession(_:dataTask:didReceive:completionHandler:)``
+        /// (its cookies stored there), until they complete.
+        private let answered = Locked<Set<Int>>([])
         private let cookies: SessionCookieJar
 
         init(cookies: SessionCookieJar) {
@@ -315,6 +318,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 return
             }
             cookies.store(from: response)
+            answered.withLock { _ = $0.insert(dataTask.taskIdentifier) }
             call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
         }
 
@@ -324,8 +328,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             // A 301–308 that is not followed (no `Location`) reaches no callback above: corelibs
-            // holds it as a redirect and reports it only here. Storing a cookie again is harmless.
-            if let response = task.response as? HTTPURLResponse, (300..<400).contains(response.statusCode) {
+            // holds it as a redirect and reports it only here. Only then: stored again at the
+            // end, a response's cookies could replace newer ones another request stored since.
+            let wasAnswered = answered.withLock { $0.remove(task.taskIdentifier) != nil }
+            if !wasAnswered, let response = task.response as? HTTPURLResponse,
+                (300..<400).contains(response.statusCode)
+            {
                 cookies.store(from: response)
             }
             let call = calls.withLock { $0.removeValue(forKey: task.taskIdentifier) }
