@@ -155,7 +155,10 @@ public actor DiskETagStore: ETagStoreProtocol {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names where name.hasSuffix("." + Self.fileExtension) {
             let path = directory.appendingPathComponent(name).path
+            // Regular files only: a directory named like an entry (a user's `backup.etag/`) was
+            // counted, then removed with everything in it by the eviction.
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                attributes[.type] as? FileAttributeType == .typeRegular,
                 let size = (attributes[.size] as? NSNumber)?.intValue
             else { continue }
             found.append((name, size, attributes[.modificationDate] as? Date ?? .distantPast))
@@ -171,13 +174,19 @@ public actor DiskETagStore: ETagStoreProtocol {
     /// eviction costs one file removal, whatever the number of entries.
     private func evict() {
         while let oldest = withIndex({ $0.totalSize > maxBytes ? $0.removeOldest() : nil }) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(oldest))
+            removeFile(oldest)
         }
     }
 
     private func discard(_ name: String) {
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        removeFile(name)
         withIndex { $0.removeValue(for: name) }
+    }
+
+    /// Removes the entry file `name` with `unlink`, which never removes a directory (what
+    /// `FileManager.removeItem` does, recursively, for whatever the name has become).
+    private func removeFile(_ name: String) {
+        _ = unlink(directory.appendingPathComponent(name).path)
     }
 
     // MARK: File format

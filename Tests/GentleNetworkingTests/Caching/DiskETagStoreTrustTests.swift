@@ -99,6 +99,30 @@ struct DiskETagStoreTrustTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("A directory named like an entry is never counted or removed, by eviction or as a bad entry")
+    func directoriesKept() async throws {
+        let (store, directory, path) = try await storeWithEntry()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        // A user's directory with an entry's extension, older than every entry.
+        let foreign = directory.appendingPathComponent("backup.etag")
+        try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)
+        try Data("keep me".utf8).write(to: foreign.appendingPathComponent("important.txt"))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 0)], ofItemAtPath: foreign.path)
+        let small = DiskETagStore(directory: directory, maxBytes: 4096)
+        for index in 0..<8 {
+            await small.store(entry(String(repeating: "x", count: 600) + "\(index)"), for: "GET https://h/\(index)")
+        }
+        #expect(FileManager.default.fileExists(atPath: foreign.appendingPathComponent("important.txt").path))
+        // An entry's own name taken by a directory: a miss, the directory left as it is (the
+        // entry may have been evicted above).
+        _ = unlink(path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: path).appendingPathComponent("file.txt"))
+        #expect(await store.cachedResponse(for: key) == nil)
+        #expect(FileManager.default.fileExists(atPath: path + "/file.txt"))
+    }
+
     @Test("An entry writable by others, owned by another user or larger than the cap is a miss")
     func foreignEntries() async throws {
         let (store, directory, path) = try await storeWithEntry()
