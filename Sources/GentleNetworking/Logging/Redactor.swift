@@ -732,9 +732,8 @@ package enum Redactor {
                 switch bytes[index + 1] {
                 case UInt8(ascii: "u"):
                     guard index + 5 < bytes.endIndex else { return true }
-                    guard let code = UInt32(String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self), radix: 16),
-                        code < 0x80
-                    else { return false }
+                    let hex = String(decoding: bytes[(index + 2)...(index + 5)], as: UTF8.self)
+                    guard let code = UInt32(hex, radix: 16), code < 0x80 else { return false }
                     byte = UInt8(code)
                     width = 6
                 default:

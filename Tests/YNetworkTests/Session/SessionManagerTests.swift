@@ -383,6 +383,23 @@ struct SessionManagerTests {
             server.requests(path: "/me").map(\.bearerToken) == ["expired", "t1", "t1", "t2", "t2", "t3", "t3", "t3"])
     }
 
+    @Test("A policy's settings are clamped when set as properties too, as in its initializer")
+    func policyPropertiesClamped() {
+        var policy = SessionRefreshPolicy()
+        policy.timeout = .nan
+        #expect(policy.timeout == 30)
+        policy.timeout = .infinity
+        #expect(policy.timeout == 86_400)
+        policy.timeout = -5
+        #expect(policy.timeout == 0)
+        policy.window = .nan
+        #expect(policy.window == 60)
+        policy.maxRefreshes = 0
+        #expect(policy.maxRefreshes == 1)
+        policy.timeout = 2.5
+        #expect(policy.timeout == 2.5)
+    }
+
     @Test("A refresh whose own request gets a 401 fails at once: it does not wait for itself until the timeout")
     func refreshDoesNotWaitForItself() async throws {
         let server = try LoopbackServer()
