@@ -25,15 +25,18 @@ public enum JitterStrategy: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - attempt: How many retries came before this one. Negative values count as 0.
-    ///   - baseDelay: The first delay in seconds. Negative values count as 0.
-    ///   - maxDelay: The cap in seconds; no delay exceeds it.
+    ///   - baseDelay: The first delay in seconds. NaN and negative values count as 0, infinity
+    ///     and anything larger as `Clamp.maxSeconds` (about 31 years): the delay is always finite.
+    ///   - maxDelay: The cap in seconds, clamped the same way; no delay exceeds it.
     ///   - previousDelay: The last delay (only ``decorrelated`` uses it); `nil` before the first retry.
     ///   - randomUnit: A number in `[0, 1)`; values outside are clamped, and NaN counts as 0.
     public func delay(
         attempt: Int, baseDelay: TimeInterval, maxDelay: TimeInterval, previousDelay: TimeInterval?, randomUnit: Double
     ) -> TimeInterval {
-        let base = max(0, baseDelay)
-        let cap = max(0, maxDelay)
+        // Finite: `0 * .infinity` is NaN, so an infinite base or cap made the delay NaN (which
+        // traps a caller that converts it to nanoseconds).
+        let base = Clamp.delay(baseDelay)
+        let cap = Clamp.delay(maxDelay)
         // `max(.nan, 0)` is NaN (its first argument): a NaN unit made a NaN delay.
         let unit = randomUnit.isNaN ? 0 : min(max(randomUnit, 0), 1)
         let exponent = Double(min(max(attempt, 0), 62))
@@ -46,7 +49,7 @@ public enum JitterStrategy: Sendable, Hashable {
         case .equal:
             return exponential / 2 + unit * exponential / 2
         case .decorrelated:
-            let previous = max(previousDelay ?? base, base)
+            let previous = max(Clamp.delay(previousDelay ?? base), base)
             let upper = previous * 3
             return min(cap, base + unit * (upper - base))
         }

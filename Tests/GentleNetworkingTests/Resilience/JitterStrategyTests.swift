@@ -76,4 +76,22 @@ struct JitterStrategyTests {
             JitterStrategy.full.delay(attempt: 0, baseDelay: 1, maxDelay: 10, previousDelay: nil, randomUnit: .nan) == 0
         )
     }
+
+    @Test(
+        "Any Double as base, cap or previous delay gives a finite delay, never NaN",
+        arguments: [
+            JitterStrategy.full, .equal, .decorrelated, .disabled,
+        ])
+    func finiteForAnyDouble(strategy: JitterStrategy) {
+        let values: [Double] = [.infinity, -.infinity, .nan, .greatestFiniteMagnitude, -1, 0, 1]
+        for base in values {
+            for cap in values {
+                for unit in [0, 0.5, 1, .nan] as [Double] {
+                    let delay = strategy.delay(
+                        attempt: 62, baseDelay: base, maxDelay: cap, previousDelay: base, randomUnit: unit)
+                    #expect(delay.isFinite && delay >= 0, "\(strategy) \(base) \(cap) \(unit): \(delay)")
+                }
+            }
+        }
+    }
 }
