@@ -286,7 +286,7 @@ public struct FileCredentialStore: Sendable {
             throw CredentialStoreError(
                 .insecurePermissions, path: path, message: "The credentials path is not a directory.")
         }
-        guard info.st_uid == getuid() else {
+        guard info.st_uid == geteuid() else {
             throw CredentialStoreError(
                 .insecurePermissions, path: path, message: "The credentials directory is owned by another user.")
         }
