@@ -63,15 +63,16 @@ final class RedirectCredentialGuard: NSObject, URLSessionTaskDelegate, Sendable 
         #endif
         guard !Origin.isSameOrigin(originalURL, target) else { return next }
         let sessionHeaders = session.configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
-        let isCredential = { (name: String) in
-            Origin.credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-        }
+        let isCredential = { (name: String) in Origin.isCredentialHeader(name, listed: Origin.credentialHeaders) }
         // An upgrade to `https` on the same host may keep the session's own credential (the same
         // server, now protected); the request's credentials are dropped as on every transport.
         if sessionHeaders.contains(where: isCredential), !Self.isUpgrade(from: originalURL, to: target) {
             return nil
         }
         for header in Origin.credentialHeaders {
+            next.setValue(nil, forHTTPHeaderField: header)
+        }
+        for header in (next.allHTTPHeaderFields ?? [:]).keys where isCredential(header) {
             next.setValue(nil, forHTTPHeaderField: header)
         }
         if target.user != nil || target.password != nil,

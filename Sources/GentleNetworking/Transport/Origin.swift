@@ -39,6 +39,16 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         "X-Access-Token", "X-Session-Token", "X-Amz-Security-Token", "X-Goog-Api-Key",
     ]
 
+    /// Whether the header `name` carries a credential that must not follow a redirect to another
+    /// origin: one of `listed` (compared case-insensitively; ``credentialHeaders`` and those in
+    /// force by default), or a name the redactor hides as a secret (`PRIVATE-TOKEN`,
+    /// `X-Auth-Key`, `X-Master-Key`, `X-CSRF-Token`). Those crossed to another host before:
+    /// only the listed names were dropped.
+    package static func isCredentialHeader(_ name: String, listed: [String] = credentialHeadersInForce) -> Bool {
+        listed.contains { $0.equalsIgnoringASCIICase(name) } || Redactor.isSensitiveName(name)
+            || Redactor.mayBeCredentialHeaderName(name)
+    }
+
     /// The further credential headers of the current task's requests, set by
     /// ``withCredentialHeaders(_:isolation:operation:)``.
     @TaskLocal static var additionalCredentialHeaders: [String] = []

@@ -69,7 +69,14 @@ package struct RedirectTracker: Sendable {
     /// the original request's, and `request` has one of the credential headers).
     func stripsCredentials(from request: URLRequest, to target: URL?) -> Bool {
         guard !Origin.isSameOrigin(originalURL, target) else { return false }
-        return credentialHeaders.contains { request.value(forHTTPHeaderField: $0) != nil }
+        return !credentialFields(of: request).isEmpty
+    }
+
+    /// The names of `request`'s fields that carry credentials (``Origin/isCredentialHeader(_:listed:)``
+    /// with ``credentialHeaders``).
+    private func credentialFields(of request: URLRequest) -> [String] {
+        guard let fields = request.allHTTPHeaderFields, !fields.isEmpty else { return [] }
+        return fields.keys.filter { Origin.isCredentialHeader($0, listed: credentialHeaders) }
     }
 
     /// Records the hop from `request` to `next` (after `status`) for the observed request, if
@@ -91,7 +98,7 @@ package struct RedirectTracker: Sendable {
         guard !Origin.isSameOrigin(originalURL, target) else { return request }
         var stripped = request
         var dropped = false
-        for header in credentialHeaders where stripped.value(forHTTPHeaderField: header) != nil {
+        for header in credentialFields(of: request) {
             stripped.setValue(nil, forHTTPHeaderField: header)
             dropped = true
         }

@@ -47,7 +47,7 @@ struct RedirectCredentialTests {
     }
 
     @Test(
-        "API-key headers a caller set on the request (X-Api-Key, X-Auth-Token) do not cross to another port",
+        "Credential headers a caller set (X-Api-Key, X-Auth-Token, PRIVATE-TOKEN, X-Auth-Key) do not cross to another port",
         arguments: TransportKind.all)
     func callerSetKeyHeaders(kind: TransportKind) async throws {
         let server = try LoopbackServer()
@@ -59,7 +59,12 @@ struct RedirectCredentialTests {
         var request = URLRequest(url: server.url("/start"))
         request.setValue("key-secret", forHTTPHeaderField: "X-Api-Key")
         request.setValue("token-secret", forHTTPHeaderField: "x-auth-token")
+        // Named like secrets, on no list: GitLab's, Cloudflare's, a master key.
+        request.setValue("gitlab-secret", forHTTPHeaderField: "PRIVATE-TOKEN")
+        request.setValue("cf-secret", forHTTPHeaderField: "X-Auth-Key")
+        request.setValue("master-secret", forHTTPHeaderField: "X-Master-Key")
         request.setValue("kept", forHTTPHeaderField: "X-Trace")
+        request.setValue("idem-1", forHTTPHeaderField: "Idempotency-Key")
 
         let (_, response) = try await kind.make().data(for: request)
 
@@ -68,6 +73,7 @@ struct RedirectCredentialTests {
         let landed = try #require(other.requests(path: "/landing").first)
         #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
         #expect(landed.header("X-Trace") == "kept", "other headers still follow")
+        #expect(landed.header("Idempotency-Key") == "idem-1")
     }
 
     /// `X-API-Key` is one of ``Origin/credentialHeaders``; `X-Tenant-Secret` is not, so only the

@@ -45,7 +45,7 @@ struct SelfSignedNginx: Sendable {
 struct JustNetworkingTransportSecurityTests {
     static let credentials = [
         "Authorization": "Bearer jn-token-secret", "Cookie": "session=jn-cookie-secret",
-        "Proxy-Authorization": "Basic jn-proxy-secret",
+        "Proxy-Authorization": "Basic jn-proxy-secret", "PRIVATE-TOKEN": "jn-gitlab-secret",
     ]
 
     static func everything(_ requests: [LoopbackRequest]) -> String {

@@ -40,7 +40,9 @@ struct OwnDelegateSessionRedirectTests {
         let marked = MarkedQueue()
         let factory = RequestFactory(
             router: FixedBaseRouter(base, "start"),
-            requestBuilder: addHeaders(["Cookie": "session=cookie-secret", "X-Api-Key": "key-secret"]))
+            requestBuilder: addHeaders([
+                "Cookie": "session=cookie-secret", "X-Api-Key": "key-secret", "PRIVATE-TOKEN": "gitlab-secret",
+            ]))
 
         let delivery = await deliver(
             RequestType<Void>(responseQueue: marked.queue, requestFactory: factory), via: session, checking: marked)
