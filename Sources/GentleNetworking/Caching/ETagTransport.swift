@@ -22,7 +22,8 @@ import Foundation
 ///   without an ETag drops any stored entry.
 /// - The cache key is the method, the URL, the `Accept` value and a SHA-256 over every
 ///   credential the request carries: `Authorization`, `Proxy-Authorization`, `Cookie` and the
-///   headers in ``credentialHeaders`` (such as `X-Api-Key`). One identity's body is never served
+///   headers in ``credentialHeaders`` (such as `X-Api-Key`), and any header named like a
+///   credential (`PRIVATE-TOKEN`, `X-Auth-Key`: ``Origin/isCredentialHeader(_:listed:)``). One identity's body is never served
 ///   to another, and raw credentials are never stored. Nor are cookies the server sets:
 ///   `Set-Cookie` is left out of the stored headers.
 /// - On a 304, the cached body is returned with the cached status and the cached headers
@@ -166,6 +167,11 @@ public struct ETagTransport: HTTPTransportProtocol {
                 ? name : keyed.first(where: { $0.equalsIgnoringASCIICase(name) })
             {
                 credentials.append((keyedName, value))
+            } else if Origin.isCredentialHeader(name, listed: []) {
+                // Named like a credential on no list (`PRIVATE-TOKEN`, `X-Auth-Key`): two
+                // identities shared one entry, and a 304 answered before the server checked it
+                // served one's body to the other.
+                credentials.append((name.lowercased(), value))
             }
         }
         let identity: String

@@ -80,6 +80,19 @@ struct ETagCredentialKeyTests {
         }
     }
 
+    @Test("A header named like a credential on no list (GitLab's PRIVATE-TOKEN) is keyed without naming it")
+    func namedLikeCredential() async throws {
+        try await checkTwoIdentities(header: "PRIVATE-TOKEN", alice: "glpat-alice", bob: "glpat-bob") { request in
+            request.header("PRIVATE-TOKEN").map { $0.replacingOccurrences(of: "glpat-", with: "") }
+        }
+        var request = URLRequest(url: URL(string: "https://h.example/x")!)
+        request.setValue("cf-alice-0123456789", forHTTPHeaderField: "X-Auth-Key")
+        let alice = ETagTransport.cacheKey(for: request)
+        request.setValue("cf-bob-0123456789", forHTTPHeaderField: "X-Auth-Key")
+        #expect(ETagTransport.cacheKey(for: request) != alice)
+        #expect(!alice.contains("cf-alice"), "never the raw value")
+    }
+
     @Test("A custom credential header given at init (any case) is keyed too")
     func customHeader() async throws {
         try await checkTwoIdentities(
@@ -113,8 +126,9 @@ struct ETagCredentialKeyTests {
 
         // A header only an instance knows about changes only that instance's key.
         var custom = URLRequest(url: url)
-        custom.setValue("tenant", forHTTPHeaderField: "X-Tenant-Secret")
-        let transport = ETagTransport(inner: FailingTestTransport(), credentialHeaders: ["X-Tenant-Secret"])
+        // (A name no list holds and not named like a secret: a `…-Secret` one is keyed anyway.)
+        custom.setValue("tenant", forHTTPHeaderField: "X-Tenant")
+        let transport = ETagTransport(inner: FailingTestTransport(), credentialHeaders: ["X-Tenant"])
         #expect(transport.cacheKey(for: custom) != transport.cacheKey(for: URLRequest(url: url)))
         #expect(ETagTransport.cacheKey(for: custom) == ETagTransport.cacheKey(for: URLRequest(url: url)))
         #expect(transport.credentialHeaders.isSuperset(of: ETagTransport.alwaysKeyedCredentialHeaders))
