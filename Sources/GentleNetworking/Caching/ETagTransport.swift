@@ -23,7 +23,7 @@ import Foundation
 /// - The cache key is the method, the URL, the `Accept` value and a SHA-256 over every
 ///   credential the request carries: `Authorization`, `Proxy-Authorization`, `Cookie` and the
 ///   headers in ``credentialHeaders`` (such as `X-Api-Key`), and any header named like a
-///   credential (`PRIVATE-TOKEN`, `X-Auth-Key`: ``Origin/isCredentialHeader(_:listed:)``). One identity's body is never served
+///   credential (`PRIVATE-TOKEN`, `X-Auth-Key`, as the redactor names them). One identity's body is never served
 ///   to another, and raw credentials are never stored. Nor are cookies the server sets:
 ///   `Set-Cookie` is left out of the stored headers.
 /// - On a 304, the cached body is returned with the cached status and the cached headers
