@@ -209,27 +209,6 @@ package enum Redactor {
         return lowered == "x-auth" || lowered.contains("authentication")
     }
 
-    /// ``isCredentialHeaderName(_:)`` for `name` in any case, lowercased only when it ends in
-    /// `key` or holds `auth` (any case): most header names are neither, and this runs for each.
-    static func mayBeCredentialHeaderName(_ name: String) -> Bool {
-        func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-        let bytes = name.utf8
-        let endsInKey = bytes.count >= 4 && bytes.suffix(3).lazy.map(folded).elementsEqual("key".utf8)
-        var holdsAuth = false
-        if !endsInKey {
-            var matched = 0
-            let auth = Array("auth".utf8)
-            for byte in bytes {
-                matched = folded(byte) == auth[matched] ? matched + 1 : (folded(byte) == auth[0] ? 1 : 0)
-                if matched == auth.count {
-                    holdsAuth = true
-                    break
-                }
-            }
-        }
-        return (endsInKey || holdsAuth) && isCredentialHeaderName(name.lowercased())
-    }
-
     /// `…-key` headers that hold no secret: a request's idempotency key, WebSocket's handshake
     /// nonce.
     private static let nonSecretKeyHeaders: Set<String> = [
@@ -370,11 +349,12 @@ package enum Redactor {
             // looks for (a test checks it), so one case-folding scan decides, with no lowercased
             // copy of the name.
             guard isSensitiveName(name) || alsoHeaders.contains(where: { $0.equalsIgnoringASCIICase(name) }) else {
-                // A key header by its form (`X-Master-Key`) is hidden in headers by name; its
-                // value is scrubbed elsewhere (a server echoing it under a name that is no secret
-                // in a body) only when it reads as a key: 12 bytes or more, no blank. Every value
-                // of such a name made `X-Sort-Key: name` scrub each `name` from a logged body.
-                if mayBeCredentialHeaderName(name) {
+                // A header whose name says it holds a credential (`X-Master-Key`, `PRIVATE-TOKEN`:
+                // `Origin.isCredentialName`) has its value scrubbed elsewhere too (a server
+                // echoing it under a name that is no secret in a body), when it reads as a key:
+                // 12 bytes or more, no blank. Any `…-Key` made `X-Sort-Key: name` scrub each
+                // `name` from a logged body.
+                if Origin.isCredentialName(name) {
                     let trimmed = value.trimmingCharacters(in: .whitespaces)
                     if trimmed.utf8.count >= 12, !trimmed.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) {
                         values.insert(trimmed)

@@ -40,13 +40,62 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// Whether the header `name` carries a credential that must not follow a redirect to another
-    /// origin: one of `listed` (compared case-insensitively; ``credentialHeaders`` and those in
-    /// force by default), or a name the redactor hides as a secret (`PRIVATE-TOKEN`,
-    /// `X-Auth-Key`, `X-Master-Key`, `X-CSRF-Token`). Those crossed to another host before:
-    /// only the listed names were dropped.
+    /// origin, and that keys an ETag entry: one of `listed` (compared case-insensitively;
+    /// ``credentialHeaders`` and those in force by default), or a name that says it holds one
+    /// (``isCredentialName(_:)``: `PRIVATE-TOKEN`, `X-Auth-Key`, `X-Master-Key`). Those crossed to
+    /// another host when only the listed names were dropped.
     package static func isCredentialHeader(_ name: String, listed: [String] = credentialHeadersInForce) -> Bool {
-        listed.contains { $0.equalsIgnoringASCIICase(name) } || Redactor.isSensitiveName(name)
-            || Redactor.mayBeCredentialHeaderName(name)
+        listed.contains { $0.equalsIgnoringASCIICase(name) } || isCredentialName(name)
+    }
+
+    /// Whether a header's name says its value is a credential: it holds `token` (not a page's,
+    /// a continuation's or an idempotency token), `secret`, `password`, `passwd`, `credential`,
+    /// `authorization` or an API key's spelling; or it is a key named by what it opens
+    /// (`master-key`, `auth-key`, `access-key`, `private-key`, `client-key`,
+    /// `subscription-key`, `functions-key`, `rapidapi-key`, `mashape-key`, `-` or `_`); or it
+    /// is Cloudflare's `X-Auth-…`. Narrower than what the redactor hides in logs (`X-Sort-Key`,
+    /// `X-Session-Id`, `Signature` follow a redirect), any case, without allocating.
+    package static func isCredentialName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        if hasPrefixFolded(bytes, xAuth) && (bytes.count == xAuth.count || bytes.dropFirst(xAuth.count).first == 0x2D) {
+            return true
+        }
+        if containsFolded(bytes, token) {
+            return !tokenExceptions.contains { containsFolded(bytes, $0) }
+        }
+        return credentialFragments.contains { containsFolded(bytes, $0) }
+    }
+
+    private static let xAuth = Array("x-auth".utf8)
+    private static let token = Array("token".utf8)
+    private static let tokenExceptions = ["page", "continuation", "idempotency"].map { Array($0.utf8) }
+    private static let credentialFragments = [
+        "secret", "password", "passwd", "credential", "authorization", "apikey", "api-key", "api_key",
+        "master-key", "master_key", "auth-key", "auth_key", "access-key", "access_key", "private-key", "private_key",
+        "client-key", "client_key", "subscription-key", "subscription_key", "functions-key", "rapidapi-key",
+        "mashape-key",
+    ].map { Array($0.utf8) }
+
+    /// ASCII lowercase of `byte`.
+    private static func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+
+    private static func hasPrefixFolded(_ bytes: String.UTF8View, _ prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { folded($0) == $1 }
+    }
+
+    /// Whether `bytes` holds `needle` (lowercase ASCII), ignoring ASCII case.
+    private static func containsFolded(_ bytes: String.UTF8View, _ needle: [UInt8]) -> Bool {
+        guard bytes.count >= needle.count, let first = needle.first else { return false }
+        var index = bytes.startIndex
+        var remaining = bytes.count
+        while remaining >= needle.count {
+            if folded(bytes[index]) == first, zip(bytes[index...], needle).allSatisfy({ folded($0) == $1 }) {
+                return true
+            }
+            bytes.formIndex(after: &index)
+            remaining -= 1
+        }
+        return false
     }
 
     /// The further credential headers of the current task's requests, set by

@@ -65,6 +65,9 @@ struct RedirectCredentialTests {
         request.setValue("master-secret", forHTTPHeaderField: "X-Master-Key")
         request.setValue("kept", forHTTPHeaderField: "X-Trace")
         request.setValue("idem-1", forHTTPHeaderField: "Idempotency-Key")
+        // Ordinary headers that only look close to a credential's name still follow.
+        request.setValue("name", forHTTPHeaderField: "X-Sort-Key")
+        request.setValue("s-1", forHTTPHeaderField: "X-Session-Id")
 
         let (_, response) = try await kind.make().data(for: request)
 
@@ -74,6 +77,7 @@ struct RedirectCredentialTests {
         #expect(!Self.everything([landed]).contains("secret"), "\(Self.everything([landed]))")
         #expect(landed.header("X-Trace") == "kept", "other headers still follow")
         #expect(landed.header("Idempotency-Key") == "idem-1")
+        #expect(landed.header("X-Sort-Key") == "name" && landed.header("X-Session-Id") == "s-1")
     }
 
     /// `X-API-Key` is one of ``Origin/credentialHeaders``; `X-Tenant-Secret` is not, so only the

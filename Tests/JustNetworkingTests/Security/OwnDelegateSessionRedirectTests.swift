@@ -96,6 +96,22 @@ struct OwnDelegateSessionRedirectTests {
     }
 
     @Test(
+        "A session header named like a credential refuses a cross-origin hop; an ordinary one does not",
+        arguments: [("X-Sort-Key", true), ("X-Session-Id", true), ("X-Master-Key", false), ("PRIVATE-TOKEN", false)])
+    func sessionHeaderNames(name: String, followed: Bool) throws {
+        let session = Self.session(headers: [name: "value-1234567890"])
+        defer { session.invalidateAndCancel() }
+        let from = try #require(URL(string: "https://api.example/a"))
+        let to = try #require(URL(string: "https://cdn.example/b"))
+        let response = try #require(
+            HTTPURLResponse(
+                url: from, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": to.absoluteString]))
+        let next = RedirectCredentialGuard.nextRequest(
+            URLRequest(url: to), after: response, originalURL: from, session: session)
+        #expect((next != nil) == followed, "\(name)")
+    }
+
+    @Test(
         "https → http, and a scheme other than http(s), are not followed; https → https and http → https are",
         arguments: [
             ("https://api.example/a", "http://api.example/b", false),
