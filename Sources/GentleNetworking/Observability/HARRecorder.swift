@@ -51,6 +51,8 @@ public final class HARRecorder: NetworkLogger, Sendable {
         var nextCommit: UInt64 = 0
         /// Entries built before an earlier outcome's, waiting for it, by number.
         var built: [UInt64: [UInt8]] = [:]
+        /// The JSON bytes `built` holds, counted with the entries' at each claim.
+        var builtBytes = 0
         /// Bumped by ``HARRecorder/reset()``: an entry being built when the recorder was reset
         /// belongs to the session it forgot, and is not kept.
         var generation: UInt64 = 0
@@ -85,6 +87,9 @@ public final class HARRecorder: NetworkLogger, Sendable {
 
     /// The requests held for their outcome, and the bytes they count against ``maxBytes`` (for tests).
     var pendingLoad: (count: Int, bytes: Int) { state.withLock { ($0.pending.count, $0.pendingBytes) } }
+
+    /// The entries built and waiting for an earlier outcome's, and their bytes (for tests).
+    var builtLoad: (count: Int, bytes: Int) { state.withLock { ($0.built.count, $0.builtBytes) } }
 
     /// What the kept entries hold (for tests): their JSON bytes, the bytes their storage holds
     /// (its capacity), and what they count against ``maxBytes``.
@@ -131,7 +136,12 @@ public final class HARRecorder: NetworkLogger, Sendable {
                 if state.firstRecord == nil { state.firstRecord = record.timestamp }
                 let pending = state.pending.removeValue(forKey: record.requestID)
                 if let pending { state.pendingBytes -= pending.weight }
-                guard state.entries.count < maxEntries, state.bytes < maxBytes else {
+                // Outcomes claimed and not yet kept or dropped count too: while an earlier one was
+                // still being built, every later one was claimed, and waited in `built` beyond
+                // both limits (2,000 entries of 64 KiB held for a 64 KiB budget).
+                let inFlight = Int(clamping: state.nextOrder &- state.nextCommit)
+                guard state.entries.count &+ inFlight < maxEntries, state.bytes &+ state.builtBytes < maxBytes
+                else {
                     state.dropped += 1
                     return nil
                 }
@@ -148,7 +158,9 @@ public final class HARRecorder: NetworkLogger, Sendable {
                 // (Judged as each was built, a later entry took the last place and the first
                 // outcome was the one dropped.)
                 state.built[claim.order] = json
+                state.builtBytes &+= json.count
                 while let next = state.built.removeValue(forKey: state.nextCommit) {
+                    state.builtBytes &-= next.count
                     let weight = Self.clampedSum(next.count, Self.entryOverhead)
                     if state.entries.count < maxEntries, weight <= maxBytes - state.bytes - state.pendingBytes {
                         state.bytes += weight

@@ -308,6 +308,35 @@ struct HARRecorderOrderTests {
             #expect(text.contains(#""_droppedEntries":1"#))
         }
     }
+
+    @Test("While an earlier outcome is built, later ones wait within the limits, not beyond them")
+    func waitingWithinLimits() async throws {
+        var heavy: [String: String] = [:]
+        for index in 0..<400 { heavy["X-H\(index)"] = String(repeating: "\u{1}", count: 150) }
+        let har = HARRecorder(maxEntries: 5)
+        har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/first", requestID: 1))
+        let first = NetworkLogRecord(
+            event: .response, method: "GET", url: "https://h.example/first", statusCode: 200, headers: heavy,
+            requestID: 1)
+        let done = Locked(false)
+        ThreadName.start("har.first") {
+            har.log(first)
+            done.withLock { $0 = true }
+        }
+        while har.pendingLoad.count != 0 { try await Task.sleep(nanoseconds: 100_000) }
+        var most = 0
+        for id in 2..<300 {
+            har.log(
+                NetworkLogRecord(
+                    event: .response, method: "GET", url: "https://h.example/\(id)", statusCode: 200,
+                    requestID: UInt64(id)))
+            most = max(most, har.builtLoad.count)
+        }
+        while !done.withLock({ $0 }) { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(most <= 5, "\(most) entries waited for a 5-entry recorder")
+        #expect(har.entryCount <= 5 && har.builtLoad.count == 0)
+        #expect(String(decoding: har.harData(), as: UTF8.self).contains("/first"))
+    }
 }
 
 @Suite("HARRecorder.write: the file is the owner's alone from its first byte")
