@@ -8,7 +8,13 @@ import Foundation
 /// `Event(at: inf)`, `at(nan, 1)`); any other value is exactly its `description`.
 enum ValueText {
     static func of(_ value: Any) -> String {
-        text(of: value, nested: false, always: false)
+        // The usual scalars need no reflection.
+        switch value {
+        case let number as Int: return String(number)
+        case let number as Double: return number.description
+        case let text as Substring: return String(text)
+        default: return text(of: value, nested: false, always: false)
+        }
     }
 
     /// The text Swift's printing gives `value` (`nested`: as an element of what holds it, its
