@@ -29,26 +29,9 @@ import GentleNetworking
 /// - Writes never block for long and never raise SIGPIPE: between writes and while holding,
 ///   the server watches for the client going away (within about 25 ms) and then stops,
 ///   counting it in ``clientHangUpCount``. ``bytesSentCount`` shows how much it wrote.
-/// - ``shutdown()`` closes every socket and waits for every thread it started.
+/// - ``shutdown()`` closes every socket and waits for every thread it started; dropping the
+///   last reference to the server does the same (its threads do not keep it alive).
 public final class HostileServer: Sendable {
-    private struct Route {
-        let path: String
-        let behavior: HostileBehavior
-        let id: Int
-    }
-
-    private struct State {
-        var routes: [Route] = []
-        var answeredByRoute: [Int: Int] = [:]
-        var requests: [LoopbackRequest] = []
-        var connections: [Int: Int32] = [:]
-        var acceptedConnections = 0
-        var clientHangUps = 0
-        var bytesSentByPath: [String: Int64] = [:]
-        var bytesSent: Int64 = 0
-        var stopped = false
-    }
-
     /// How a connection's socket is let go.
     fileprivate enum Ending {
         /// Close at once.
@@ -63,29 +46,25 @@ public final class HostileServer: Sendable {
     public let port: UInt16
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
-    private let listener: Int32
-    private let state = Locked(State())
-    private let threads = DispatchGroup()
+    /// The socket, the recorded state and the threads. The server's threads hold only this,
+    /// never the server, so dropping the last reference to the server runs `deinit`.
+    private let core: HostileServerCore
 
     /// Starts a server with no routes: every path answers `404` with a short text body.
     ///
     /// - Throws: When no loopback socket can be opened.
     public init() throws {
         let (descriptor, port) = try POSIXSocket.listenOnLoopback()
-        self.listener = descriptor
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
-        threads.enter()
-        let thread = Thread { [self] in
-            ThreadName.setCurrent("\(threadNamePrefix)accept")
-            acceptLoop()
-            threads.leave()
-        }
-        thread.start()
+        self.core = HostileServerCore(listener: descriptor, threadNamePrefix: "H\(port).")
+        core.start()
     }
 
+    /// Shuts the server down as ``shutdown()`` does (waiting for its threads) when the last
+    /// reference to it goes away, so a server a test forgot to shut down leaves nothing behind.
     deinit {
-        shutdown()
+        core.shutdown()
     }
 
     /// The absolute URL for `path` (which may include a `?query`) on this server: always
@@ -102,49 +81,98 @@ public final class HostileServer: Sendable {
 
     /// The prefix of the names of this server's threads, `H<port>.` (thread names are capped at
     /// 15 characters on Linux), so a test can check that none outlive ``shutdown()``.
-    public var threadNamePrefix: String { "H\(port)." }
+    public var threadNamePrefix: String { core.threadNamePrefix }
 
     /// Answers requests for exactly `path` (the request target's path, percent-decoded, without
     /// the query) with `behavior`. A later route for the same path replaces an earlier one (and
     /// starts its own ``HostileBehavior/sequence(_:)`` count).
     public func route(_ path: String, _ behavior: HostileBehavior) {
-        state.withLock { state in
-            state.routes.append(Route(path: path, behavior: behavior, id: state.routes.count))
+        core.state.withLock { state in
+            state.routes.append(.init(path: path, behavior: behavior, id: state.routes.count))
         }
     }
 
     /// Every request received so far, in arrival order.
-    public var receivedRequests: [LoopbackRequest] { state.current.requests }
+    public var receivedRequests: [LoopbackRequest] { core.state.current.requests }
 
     /// The requests received for `path`.
     public func requests(path: String) -> [LoopbackRequest] {
-        state.current.requests.filter { $0.path == path }
+        core.state.current.requests.filter { $0.path == path }
     }
 
     /// Forgets the recorded requests (the counters and byte counts stay).
     public func clearRecordedRequests() {
-        state.withLock { $0.requests.removeAll() }
+        core.state.withLock { $0.requests.removeAll() }
     }
 
     /// How many TCP connections were accepted so far.
-    public var acceptedConnectionCount: Int { state.current.acceptedConnections }
+    public var acceptedConnectionCount: Int { core.state.current.acceptedConnections }
 
     /// How many times a client went away (closed or reset its connection) while the server was
     /// still sending or holding a response: what a cancelled or size-limited client looks like
     /// from here. A close after a complete answer, or during ``shutdown()``, does not count.
-    public var clientHangUpCount: Int { state.current.clientHangUps }
+    public var clientHangUpCount: Int { core.state.current.clientHangUps }
 
     /// The bytes written to sockets so far for every response, heads included.
-    public var bytesSentCount: Int64 { state.current.bytesSent }
+    public var bytesSentCount: Int64 { core.state.current.bytesSent }
 
     /// The bytes written so far in answer to requests for `path`, heads included.
     public func bytesSent(path: String) -> Int64 {
-        state.current.bytesSentByPath[path] ?? 0
+        core.state.current.bytesSentByPath[path] ?? 0
     }
 
     /// Stops accepting, closes every connection (ending every behaviour) and waits (up to 10 s)
     /// for every server thread. Safe to call more than once.
     public func shutdown() {
+        core.shutdown()
+    }
+}
+
+/// A ``HostileServer``'s socket, state and threads: everything its threads need, and nothing
+/// that keeps the server itself alive.
+private final class HostileServerCore: Sendable {
+    struct Route {
+        let path: String
+        let behavior: HostileBehavior
+        let id: Int
+    }
+
+    struct State {
+        var routes: [Route] = []
+        var answeredByRoute: [Int: Int] = [:]
+        var requests: [LoopbackRequest] = []
+        var connections: [Int: Int32] = [:]
+        var acceptedConnections = 0
+        var clientHangUps = 0
+        var bytesSentByPath: [String: Int64] = [:]
+        var bytesSent: Int64 = 0
+        var stopped = false
+    }
+
+    let threadNamePrefix: String
+    let state = Locked(State())
+    private let listener: Int32
+    private let threads = DispatchGroup()
+
+    init(listener: Int32, threadNamePrefix: String) {
+        self.listener = listener
+        self.threadNamePrefix = threadNamePrefix
+    }
+
+    /// Starts the accept thread.
+    func start() {
+        threads.enter()
+        let thread = Thread { [self] in
+            ThreadName.setCurrent("\(threadNamePrefix)accept")
+            acceptLoop()
+            threads.leave()
+        }
+        thread.start()
+    }
+
+    /// Stops accepting, closes every connection (ending every behaviour) and waits (up to 10 s)
+    /// for every thread. Safe to call more than once.
+    func shutdown() {
         let first = state.withLock { state -> Bool in
             if state.stopped { return false }
             state.stopped = true
@@ -222,7 +250,7 @@ public final class HostileServer: Sendable {
 private final class HostileConnection {
     private let descriptor: Int32
     private let id: Int
-    private let server: HostileServer
+    private let server: HostileServerCore
     private var parser = HTTPRequestParser()
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var path = ""
@@ -230,7 +258,7 @@ private final class HostileConnection {
     private static let writeSize = 64 * 1024
     private static let watchMilliseconds: Int32 = 25
 
-    init(descriptor: Int32, id: Int, server: HostileServer) {
+    init(descriptor: Int32, id: Int, server: HostileServerCore) {
         self.descriptor = descriptor
         self.id = id
         self.server = server

@@ -18,36 +18,19 @@ import GentleNetworking
 /// - Every request is recorded (``receivedRequests``).
 /// - Faults are injected through ``LoopbackResponse``: delays before headers or mid-body,
 ///   closing mid-body, raw bytes; ``LoopbackServer/sequence(_:)`` answers with a series.
-/// - ``shutdown()`` closes every socket and waits for every thread it started.
+/// - ``shutdown()`` closes every socket and waits for every thread it started; dropping the
+///   last reference to the server does the same (its threads do not keep it alive).
 public final class LoopbackServer: Sendable {
     /// Answers one request. Runs on the connection's thread.
     public typealias Handler = @Sendable (LoopbackRequest) -> LoopbackResponse
-
-    private struct Route {
-        let method: String?
-        let path: String
-        let isPrefix: Bool
-        let handler: Handler
-    }
-
-    private struct State {
-        var routes: [Route] = []
-        var requests: [LoopbackRequest] = []
-        var connections: [Int: Int32] = [:]
-        var acceptedConnections = 0
-        var clientHangUps = 0
-        var completedResponses = 0
-        var stopped = false
-    }
 
     /// The port the server listens on.
     public let port: UInt16
     /// `http://127.0.0.1:<port>`.
     public let baseURL: URL
-    private let listener: Int32
-    private let state = Locked(State())
-    private let threads = DispatchGroup()
-    private let fallback: Handler
+    /// The socket, the recorded state and the threads. The server's threads hold only this,
+    /// never the server, so dropping the last reference to the server runs `deinit`.
+    private let core: LoopbackServerCore
 
     /// Starts a server.
     ///
@@ -55,21 +38,18 @@ public final class LoopbackServer: Sendable {
     /// - Throws: When no loopback socket can be opened.
     public init(fallback: Handler? = nil) throws {
         let (descriptor, port) = try POSIXSocket.listenOnLoopback()
-        self.listener = descriptor
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
-        self.fallback = fallback ?? { request in .text("No route for \(request.method) \(request.path)", status: 404) }
-        threads.enter()
-        let thread = Thread { [self] in
-            ThreadName.setCurrent("\(threadNamePrefix)accept")
-            acceptLoop()
-            threads.leave()
-        }
-        thread.start()
+        self.core = LoopbackServerCore(
+            listener: descriptor, threadNamePrefix: "LB\(port).",
+            fallback: fallback ?? { request in .text("No route for \(request.method) \(request.path)", status: 404) })
+        core.start()
     }
 
+    /// Shuts the server down as ``shutdown()`` does (waiting for its threads) when the last
+    /// reference to it goes away, so a server a test forgot to shut down leaves nothing behind.
     deinit {
-        shutdown()
+        core.shutdown()
     }
 
     /// The absolute URL for `path` (which may include a `?query`) on this server: always
@@ -86,7 +66,7 @@ public final class LoopbackServer: Sendable {
 
     /// The prefix of the names of this server's threads, `LB<port>.` (thread names are capped
     /// at 15 characters on Linux), so a test can check that none outlive ``shutdown()``.
-    public var threadNamePrefix: String { "LB\(port)." }
+    public var threadNamePrefix: String { core.threadNamePrefix }
 
     /// Answers requests for exactly `path` (percent-decoded, without the query).
     ///
@@ -96,15 +76,15 @@ public final class LoopbackServer: Sendable {
     ///   - path: The path to match.
     ///   - handler: Builds the response.
     public func route(_ method: String?, _ path: String, handler: @escaping Handler) {
-        state.withLock {
-            $0.routes.append(Route(method: method?.uppercased(), path: path, isPrefix: false, handler: handler))
+        core.state.withLock {
+            $0.routes.append(.init(method: method?.uppercased(), path: path, isPrefix: false, handler: handler))
         }
     }
 
     /// Answers requests whose path starts with `prefix`.
     public func route(_ method: String?, prefix: String, handler: @escaping Handler) {
-        state.withLock {
-            $0.routes.append(Route(method: method?.uppercased(), path: prefix, isPrefix: true, handler: handler))
+        core.state.withLock {
+            $0.routes.append(.init(method: method?.uppercased(), path: prefix, isPrefix: true, handler: handler))
         }
     }
 
@@ -123,31 +103,83 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Every request received so far, in arrival order.
-    public var receivedRequests: [LoopbackRequest] { state.current.requests }
+    public var receivedRequests: [LoopbackRequest] { core.state.current.requests }
 
     /// The requests received for `path`.
     public func requests(path: String) -> [LoopbackRequest] {
-        state.current.requests.filter { $0.path == path }
+        core.state.current.requests.filter { $0.path == path }
     }
 
     /// How many TCP connections were accepted so far.
-    public var acceptedConnectionCount: Int { state.current.acceptedConnections }
+    public var acceptedConnectionCount: Int { core.state.current.acceptedConnections }
 
     /// How many times a client closed its connection while a response was held back by a
     /// delay: what a cancelled request looks like from the server.
-    public var clientHangUpCount: Int { state.current.clientHangUps }
+    public var clientHangUpCount: Int { core.state.current.clientHangUps }
 
     /// How many responses were written completely (the last byte handed to the socket).
-    public var completedResponseCount: Int { state.current.completedResponses }
+    public var completedResponseCount: Int { core.state.current.completedResponses }
 
     /// Forgets the recorded requests.
     public func clearRecordedRequests() {
-        state.withLock { $0.requests.removeAll() }
+        core.state.withLock { $0.requests.removeAll() }
     }
 
     /// Stops accepting, closes every connection and waits (up to 10 s) for every server thread.
     /// Safe to call more than once.
     public func shutdown() {
+        core.shutdown()
+    }
+}
+
+/// A ``LoopbackServer``'s socket, state and threads: everything its threads need, and nothing
+/// that keeps the server itself alive.
+private final class LoopbackServerCore: Sendable {
+    typealias Handler = LoopbackServer.Handler
+
+    struct Route {
+        let method: String?
+        let path: String
+        let isPrefix: Bool
+        let handler: Handler
+    }
+
+    struct State {
+        var routes: [Route] = []
+        var requests: [LoopbackRequest] = []
+        var connections: [Int: Int32] = [:]
+        var acceptedConnections = 0
+        var clientHangUps = 0
+        var completedResponses = 0
+        var stopped = false
+    }
+
+    let threadNamePrefix: String
+    let state = Locked(State())
+    private let listener: Int32
+    private let threads = DispatchGroup()
+    private let fallback: Handler
+
+    init(listener: Int32, threadNamePrefix: String, fallback: @escaping Handler) {
+        self.listener = listener
+        self.threadNamePrefix = threadNamePrefix
+        self.fallback = fallback
+    }
+
+    /// Starts the accept thread.
+    func start() {
+        threads.enter()
+        let thread = Thread { [self] in
+            ThreadName.setCurrent("\(threadNamePrefix)accept")
+            acceptLoop()
+            threads.leave()
+        }
+        thread.start()
+    }
+
+    /// Stops accepting, closes every connection and waits (up to 10 s) for every thread.
+    /// Safe to call more than once.
+    func shutdown() {
         // Under the lock: a connection's thread takes it out of `connections` before closing
         // it, so every descriptor still listed is open and ours. Outside the lock, a descriptor
         // closed meanwhile could already be another socket of the process with the same number

@@ -116,7 +116,7 @@ private struct ParsedHead {
 }
 
 /// Polls `condition` every 10 ms for up to `seconds`.
-private func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
@@ -708,6 +708,33 @@ struct HostileServerTests {
     }
 
     // MARK: Shutdown
+
+    @Test(
+        "Dropping the last reference shuts the server down: its threads end and its port closes", .enabled(if: isLinux))
+    func releasedWhenDropped() throws {
+        weak var dropped: HostileServer?
+        var port: UInt16 = 0
+        var prefix = ""
+        var client: WireClient?
+        do {
+            let server = try HostileServer()
+            dropped = server
+            port = server.port
+            prefix = server.threadNamePrefix
+            server.route("/void", .acceptAndHang)
+            let hanging = try WireClient(port: server.port)
+            client = hanging
+            hanging.get("/void")
+            #expect(eventually { server.receivedRequests.count == 1 })
+            #expect(eventually { threadNames(withPrefix: prefix).count == 2 }, "accept + the hanging connection")
+        }
+        defer { client?.close() }
+        #expect(dropped == nil, "the server's threads must not keep it alive")
+        #expect(eventually { threadNames(withPrefix: prefix).isEmpty })
+        #expect(eventually { openSocketInodes(port: port).isEmpty })
+        // The hanging connection was closed by the server, not left open.
+        #expect(client?.readToEnd().error == 0)
+    }
 
     @Test("shutdown() ends every behaviour and leaves no server thread; it is not counted as a hang-up")
     func shutdownLeavesNoThreads() throws {

@@ -388,4 +388,32 @@ struct LoopbackServerTests {
             #expect(openSocketInodes(port: server.port) == [])
         }
     }
+
+    @Test(
+        "Dropping the last reference shuts the server down: its threads end and its port closes", .enabled(if: isLinux))
+    func releasedWhenDropped() throws {
+        weak var dropped: LoopbackServer?
+        var port: UInt16 = 0
+        var prefix = ""
+        var client: RawClient?
+        do {
+            let server = try LoopbackServer()
+            dropped = server
+            port = server.port
+            prefix = server.threadNamePrefix
+            server.route("GET", "/x") { _ in .text("x") }
+            // A kept-alive connection: its thread waits for the next request.
+            let idle = try RawClient(port: server.port)
+            client = idle
+            idle.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(idle.read(until: "\r\n\r\nx").hasSuffix("\r\n\r\nx"))
+            #expect(eventually { threadNames(withPrefix: prefix).count == 2 }, "accept + the idle connection")
+        }
+        defer { client?.close() }
+        #expect(dropped == nil, "the server's threads must not keep it alive")
+        #expect(eventually { threadNames(withPrefix: prefix).isEmpty })
+        #expect(eventually { openSocketInodes(port: port).isEmpty })
+        // The idle connection was closed by the server, not left open.
+        #expect(client?.readToEnd() == "")
+    }
 }
