@@ -56,14 +56,26 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// is Cloudflare's `X-Auth-…`. Narrower than what the redactor hides in logs (`X-Sort-Key`,
     /// `X-Session-Id`, `Signature` follow a redirect), any case, without allocating.
     package static func isCredentialName(_ name: String) -> Bool {
-        let bytes = name.utf8
-        if hasPrefixFolded(bytes, xAuth) && (bytes.count == xAuth.count || bytes.dropFirst(xAuth.count).first == 0x2D) {
-            return true
+        var name = name
+        return name.withUTF8 { raw in
+            // The shortest name that can match is `token`.
+            guard raw.count >= 5 else { return false }
+            // Lowercased once, on the stack: each needle is then a plain byte comparison.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { buffer in
+                for index in 0..<raw.count { buffer[index] = folded(raw[index]) }
+                let bytes = UnsafeBufferPointer(buffer)
+                if matches(bytes, xAuth, at: 0), bytes.count == xAuth.count || bytes[xAuth.count] == 0x2D {
+                    return true
+                }
+                if contains(bytes, token) { return !tokenExceptions.contains { contains(bytes, $0) } }
+                for start in 0..<bytes.count where credentialFirstBytes[Int(bytes[start])] {
+                    for needle in credentialFragments where needle[0] == bytes[start] {
+                        if matches(bytes, needle, at: start) { return true }
+                    }
+                }
+                return false
+            }
         }
-        if containsFolded(bytes, token) {
-            return !tokenExceptions.contains { containsFolded(bytes, $0) }
-        }
-        return credentialFragments.contains { containsFolded(bytes, $0) }
     }
 
     private static let xAuth = Array("x-auth".utf8)
@@ -75,25 +87,29 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         "client-key", "client_key", "subscription-key", "subscription_key", "functions-key", "rapidapi-key",
         "mashape-key",
     ].map { Array($0.utf8) }
+    /// For each byte, whether one of ``credentialFragments`` starts with it: most positions of a
+    /// name start none.
+    private static let credentialFirstBytes: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for fragment in credentialFragments { table[Int(fragment[0])] = true }
+        return table
+    }()
 
     /// ASCII lowercase of `byte`.
     private static func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
 
-    private static func hasPrefixFolded(_ bytes: String.UTF8View, _ prefix: [UInt8]) -> Bool {
-        bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { folded($0) == $1 }
+    /// Whether `needle` is in `bytes` at `start`.
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], at start: Int) -> Bool {
+        guard bytes.count - start >= needle.count else { return false }
+        for offset in 0..<needle.count where bytes[start + offset] != needle[offset] { return false }
+        return true
     }
 
-    /// Whether `bytes` holds `needle` (lowercase ASCII), ignoring ASCII case.
-    private static func containsFolded(_ bytes: String.UTF8View, _ needle: [UInt8]) -> Bool {
-        guard bytes.count >= needle.count, let first = needle.first else { return false }
-        var index = bytes.startIndex
-        var remaining = bytes.count
-        while remaining >= needle.count {
-            if folded(bytes[index]) == first, zip(bytes[index...], needle).allSatisfy({ folded($0) == $1 }) {
-                return true
-            }
-            bytes.formIndex(after: &index)
-            remaining -= 1
+    /// Whether `bytes` holds `needle`.
+    private static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            if matches(bytes, needle, at: start) { return true }
         }
         return false
     }
