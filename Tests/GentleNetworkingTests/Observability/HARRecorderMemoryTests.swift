@@ -72,17 +72,23 @@ private let reportVariable = "GENTLE_HAR_MEMORY_REPORT"
 
 @Suite("HARRecorder: what it holds is its budget, and the file is made without copies of it")
 struct HARRecorderMemoryTests {
+    /// A recorder of `maxBytes` that logged `exchanges` ordinary exchanges.
+    private static func recorder(maxBytes: Int, exchanges: UInt64) -> HARRecorder {
+        let har = HARRecorder(maxBytes: maxBytes)
+        for id in 1...exchanges {
+            let (request, response) = ordinaryExchange(id)
+            har.log(request)
+            har.log(response)
+        }
+        return har
+    }
+
     @Test("Ordinary entries: the file is at most maxBytes plus its head; write(to:) writes the same bytes")
     func documentWithinBudget() throws {
         // Before: the budget counted 1 KiB plus the text of each entry, and the pretty-printed
         // JSON of an entry was more than that (37 MB of file for 32 MiB of budget).
         let budget = 1 << 20
-        let har = HARRecorder(maxBytes: budget)
-        for id in 1...2_000 as ClosedRange<UInt64> {
-            let (request, response) = ordinaryExchange(id)
-            har.log(request)
-            har.log(response)
-        }
+        let har = Self.recorder(maxBytes: budget, exchanges: 2_000)
         let data = har.harData()
         let log = try #require(
             (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])
@@ -239,12 +245,7 @@ struct HARRecorderMemoryTests {
     @Test("What the kept entries hold is what they count against maxBytes: their JSON text, in storage of its size")
     func heldBytesAreCounted() throws {
         let budget = 1 << 20
-        let har = HARRecorder(maxBytes: budget)
-        for id in 1...2_000 as ClosedRange<UInt64> {
-            let (request, response) = ordinaryExchange(id)
-            har.log(request)
-            har.log(response)
-        }
+        let har = Self.recorder(maxBytes: budget, exchanges: 2_000)
         let load = har.entryLoad
         #expect(load.counted <= budget && load.counted > budget - 8 * 1024, "\(load)")
         #expect(load.counted == load.bytes + har.entryCount * HARRecorder.entryOverhead, "\(load)")

@@ -281,24 +281,30 @@ struct HARRecorderTests {
 
 @Suite("HARRecorder: outcomes logged at once are kept in the order they arrived")
 struct HARRecorderOrderTests {
+    /// Logs a request to `har` and its outcome on another thread, an outcome whose 400 escaped
+    /// headers take far longer to write than a plain one; returns once that outcome has taken
+    /// its request (its place in the order), with a flag set when its `log` returns.
+    private static func logHeavyFirst(to har: HARRecorder) async throws -> Locked<Bool> {
+        var heavy: [String: String] = [:]
+        for index in 0..<400 { heavy["X-H\(index)"] = String(repeating: "\u{1}", count: 150) }
+        har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/first", requestID: 1))
+        let first = NetworkLogRecord(
+            event: .response, method: "GET", url: "https://h.example/first", statusCode: 200, headers: heavy,
+            requestID: 1)
+        let done = Locked(false)
+        ThreadName.start("har.first") {
+            har.log(first)
+            done.withLock { $0 = true }
+        }
+        while har.pendingLoad.count != 0 { try await Task.sleep(nanoseconds: 100_000) }
+        return done
+    }
+
     @Test("With one place left, the first outcome is kept though a later one is built sooner")
     func firstOutcomeKept() async throws {
         for _ in 0..<20 {
-            // The first outcome's 400 escaped headers take far longer to write than the second's.
-            var heavy: [String: String] = [:]
-            for index in 0..<400 { heavy["X-H\(index)"] = String(repeating: "\u{1}", count: 150) }
             let har = HARRecorder(maxEntries: 1)
-            har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/first", requestID: 1))
-            let first = NetworkLogRecord(
-                event: .response, method: "GET", url: "https://h.example/first", statusCode: 200, headers: heavy,
-                requestID: 1)
-            let done = Locked(false)
-            ThreadName.start("har.first") {
-                har.log(first)
-                done.withLock { $0 = true }
-            }
-            // Once the first outcome has taken its request (its place in the order), the second arrives.
-            while har.pendingLoad.count != 0 { try await Task.sleep(nanoseconds: 100_000) }
+            let done = try await Self.logHeavyFirst(to: har)
             har.log(
                 NetworkLogRecord(
                     event: .response, method: "GET", url: "https://h.example/second", statusCode: 200, requestID: 2))
@@ -311,19 +317,8 @@ struct HARRecorderOrderTests {
 
     @Test("While an earlier outcome is built, later ones wait within the limits, not beyond them")
     func waitingWithinLimits() async throws {
-        var heavy: [String: String] = [:]
-        for index in 0..<400 { heavy["X-H\(index)"] = String(repeating: "\u{1}", count: 150) }
         let har = HARRecorder(maxEntries: 5)
-        har.log(NetworkLogRecord(event: .request, method: "GET", url: "https://h.example/first", requestID: 1))
-        let first = NetworkLogRecord(
-            event: .response, method: "GET", url: "https://h.example/first", statusCode: 200, headers: heavy,
-            requestID: 1)
-        let done = Locked(false)
-        ThreadName.start("har.first") {
-            har.log(first)
-            done.withLock { $0 = true }
-        }
-        while har.pendingLoad.count != 0 { try await Task.sleep(nanoseconds: 100_000) }
+        let done = try await Self.logHeavyFirst(to: har)
         var most = 0
         for id in 2..<300 {
             har.log(
