@@ -68,9 +68,18 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
                     return true
                 }
                 if contains(bytes, token) { return !tokenExceptions.contains { contains(bytes, $0) } }
-                for start in 0..<bytes.count where credentialFirstBytes[Int(bytes[start])] {
-                    for needle in credentialFragments where needle[0] == bytes[start] {
-                        if matches(bytes, needle, at: start) { return true }
+                // Each position's first two bytes select the fragments that can start there (a
+                // mask over `credentialFragments`): most positions select none. Trying every
+                // fragment whose first byte matched cost ~1,500 instructions for `Accept`, on
+                // every logged request.
+                let firstBytes = credentialFirstBytes
+                let secondBytes = credentialSecondBytes
+                for start in 0..<(bytes.count - 1) {
+                    var candidates = firstBytes[Int(bytes[start])] & secondBytes[Int(bytes[start + 1])]
+                    while candidates != 0 {
+                        let index = candidates.trailingZeroBitCount
+                        candidates &= candidates - 1
+                        if matches(bytes, credentialFragments[index], at: start) { return true }
                     }
                 }
                 return false
@@ -87,13 +96,21 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
         "client-key", "client_key", "subscription-key", "subscription_key", "functions-key", "rapidapi-key",
         "mashape-key",
     ].map { Array($0.utf8) }
-    /// For each byte, whether one of ``credentialFragments`` starts with it: most positions of a
-    /// name start none.
-    private static let credentialFirstBytes: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for fragment in credentialFragments { table[Int(fragment[0])] = true }
+    /// For each byte, the ``credentialFragments`` whose first byte it is, as a bit mask (bit `i`
+    /// for fragment `i`).
+    private static let credentialFirstBytes = fragmentMasks(byteAt: 0)
+    /// For each byte, the ``credentialFragments`` whose second byte it is, as a bit mask.
+    private static let credentialSecondBytes = fragmentMasks(byteAt: 1)
+
+    /// For each byte value, the mask of ``credentialFragments`` holding it at `offset` (the
+    /// list holds at most 64: a test names every one).
+    private static func fragmentMasks(byteAt offset: Int) -> [UInt64] {
+        var table = [UInt64](repeating: 0, count: 256)
+        for (index, fragment) in credentialFragments.enumerated() where index < 64 && fragment.count > offset {
+            table[Int(fragment[offset])] |= 1 << UInt64(index)
+        }
         return table
-    }()
+    }
 
     /// ASCII lowercase of `byte`.
     private static func folded(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }

@@ -221,5 +221,23 @@ struct RedactorTests {
         ]
         for name in credentials { #expect(Origin.isCredentialName(name), "\(name)") }
         for name in ordinary { #expect(!Origin.isCredentialName(name), "\(name)") }
+        // Every fragment, alone, at the start, in the middle and at the end of a name, in any
+        // case: the scan picks candidates by each position's first two bytes.
+        let fragments = [
+            "secret", "password", "passwd", "credential", "authorization", "apikey", "api-key", "api_key",
+            "master-key", "master_key", "auth-key", "auth_key", "access-key", "access_key", "private-key",
+            "private_key", "client-key", "client_key", "subscription-key", "subscription_key", "functions-key",
+            "rapidapi-key", "mashape-key",
+        ]
+        for fragment in fragments {
+            for name in [fragment, fragment.uppercased(), "\(fragment)-Id", "X-\(fragment)-Id", "X-\(fragment)"] {
+                #expect(Origin.isCredentialName(name), "\(name)")
+            }
+            // Cut short by one byte, it is no fragment (unless a shorter one is left).
+            let cut = String(fragment.dropLast())
+            if !fragments.contains(where: { cut.contains($0) }) {
+                #expect(!Origin.isCredentialName("My-\(cut)"), "My-\(cut)")
+            }
+        }
     }
 }
