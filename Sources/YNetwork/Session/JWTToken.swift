@@ -151,7 +151,14 @@ public struct JWTToken: JWTTokenRepresentable, Equatable {
 }
 
 /// Why a string is not a JSON Web Token.
-public enum JWTDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// The associated strings are the token (or the part of it) that did not decode, for a caller
+/// that matches on them; no printed form of the error shows them: `description`,
+/// `String(reflecting:)` and `dump` (a mirror with the case and the text's length) all leave
+/// the credential out.
+public enum JWTDecodeError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// A part is not valid base64url.
     case invalidBase64(String)
     /// The header or payload is not a JSON object.
@@ -165,6 +172,24 @@ public enum JWTDecodeError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidBase64: "A part of the JWT is not valid base64url."
         case .invalidJSON: "The JWT header or payload is not a JSON object."
         case .invalidPartCount(_, let count): "A JWT has 3 parts separated by '.'; this one has \(count)."
+        }
+    }
+
+    /// The description, prefixed with the type: the token stays out.
+    public var debugDescription: String { "JWTDecodeError: \(description)" }
+
+    /// The case and the length of the text that did not decode, never the text: `dump(error)`
+    /// and debuggers otherwise print associated values in full.
+    public var customMirror: Mirror {
+        switch self {
+        case .invalidBase64(let part):
+            Mirror(self, children: ["case": "invalidBase64", "bytes": part.utf8.count], displayStyle: .enum)
+        case .invalidJSON(let part):
+            Mirror(self, children: ["case": "invalidJSON", "bytes": part.utf8.count], displayStyle: .enum)
+        case .invalidPartCount(let token, let count):
+            Mirror(
+                self, children: ["case": "invalidPartCount", "bytes": token.utf8.count, "parts": count],
+                displayStyle: .enum)
         }
     }
 }

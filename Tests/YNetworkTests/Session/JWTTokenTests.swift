@@ -99,6 +99,15 @@ struct JWTTokenTests {
             JWTDecodeError.invalidPartCount(secret, 1), .invalidBase64(secret), .invalidJSON(secret),
         ] {
             #expect(!error.description.contains(secret))
+            // What a careless `dump(error)`, `debugPrint` or string interpolation shows, and
+            // what `print` of an `any Error` shows.
+            var dumped = ""
+            dump(error, to: &dumped)
+            let erased: any Error = error
+            for shown in [dumped, String(reflecting: error), "\(error)", String(describing: erased), "\([error])"] {
+                #expect(!shown.contains(secret), "\(shown)")
+                #expect(shown.contains("JWT") || shown.contains("invalid"), "\(shown)")
+            }
         }
     }
 }
