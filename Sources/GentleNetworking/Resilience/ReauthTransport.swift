@@ -366,7 +366,9 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                     let immediate = shared.withLock { shared -> Result<Void, any Error>? in
                         if Task.isCancelled { return .failure(CancellationError()) }
-                        if let outcome = shared.outcomes[number] { return outcome.mapError { $0 as any Error } }
+                        if let outcome = Self.settledOutcome(of: number, in: shared) {
+                            return outcome.mapError { $0 as any Error }
+                        }
                         shared.waiters[number, default: [:]][id] = continuation
                         return nil
                     }
@@ -379,6 +381,18 @@ public final class ReauthTransport: HTTPTransportProtocol {
         } catch let failure as ReauthError {
             throw Self.unauthorized(response, body: body, request: request, cause: failure)
         }
+    }
+
+    /// What a caller about to wait for refresh `number` gets at once: the refresh's outcome when
+    /// it has finished; a success when it finished so long before that its outcome was dropped
+    /// (eight later refreshes ended in between), so the caller retries with the current
+    /// credential and a new 401 decides again; `nil` while it is in flight (wait). Registered
+    /// for a refresh that had already ended, a waiter was never resumed: it hung for good.
+    static func settledOutcome(of number: Int, in shared: Shared) -> Result<Void, ReauthError>? {
+        if let outcome = shared.outcomes[number] { return outcome }
+        // Only the refresh in flight is unfinished (`inFlight` is cleared when it ends, and a
+        // new one starts only after that), so any other number has ended.
+        return shared.inFlight == number ? nil : .success(())
     }
 
     /// A short, non-reversible identity for a credential, so raw tokens are not kept.

@@ -302,4 +302,18 @@ struct ReauthEdgeTests {
         #expect(server.requests(path: "/data").count == 1)
         #expect(server.requests(path: "/data").allSatisfy { $0.header("X-Injected") == nil })
     }
+
+    @Test("A waiter arriving after its refresh's outcome was dropped retries at once instead of waiting for good")
+    func outcomeDroppedBeforeTheWait() {
+        var shared = ReauthTransport.Shared(state: RefreshCoordinatorState(maxRefreshes: 100, window: 60))
+        shared.refreshNumber = 12
+        shared.inFlight = 12
+        // Refresh 2 ended long ago (its outcome gone: only the last eight are kept); 11 failed.
+        shared.outcomes[11] = .failure(ReauthError(.refreshFailed, message: "refused"))
+        #expect(ReauthTransport.settledOutcome(of: 12, in: shared) == nil, "in flight: wait")
+        #expect(ReauthTransport.settledOutcome(of: 2, in: shared).map { (try? $0.get()) != nil } == true)
+        #expect(ReauthTransport.settledOutcome(of: 11, in: shared).map { (try? $0.get()) == nil } == true)
+        shared.inFlight = nil
+        #expect(ReauthTransport.settledOutcome(of: 12, in: shared) != nil, "ended, outcome dropped: no wait")
+    }
 }
