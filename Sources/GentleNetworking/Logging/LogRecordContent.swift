@@ -119,13 +119,17 @@ final class LogRecordContent: @unchecked Sendable {
         case .request:
             guard let context else { return [:] }
             return cached(context, \.headers) {
-                Redactor.headers(context.request.allHTTPHeaderFields ?? [:], scrubbing: context.secrets)
+                Redactor.headers(
+                    context.request.allHTTPHeaderFields ?? [:], scrubbing: context.secrets,
+                    alsoRedacting: context.alsoHeaders)
             }
         case .response(let response, _, _):
             guard let context else { return [:] }
             return cached(context, \.headers) {
                 guard let response = try? response.response() else { return [:] }
-                return Redactor.headers(HTTPErrorResponse(response, body: Data()).headers, scrubbing: context.secrets)
+                return Redactor.headers(
+                    HTTPErrorResponse(response, body: Data()).headers, scrubbing: context.secrets,
+                    alsoRedacting: context.alsoHeaders)
             }
         }
     }

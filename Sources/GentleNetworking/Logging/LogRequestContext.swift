@@ -16,8 +16,9 @@ final class LogRequestContext: Sendable {
     let request: URLRequest
     /// The size of the request's body, when it has one.
     let bodySize: Int?
-    /// Headers whose values are secrets besides the usual ones (the auth service's own header).
-    private let alsoHeaders: [String]
+    /// Headers whose values are secrets besides the usual ones (the auth service's own header):
+    /// redacted by name in the records, and their values scrubbed wherever they recur.
+    let alsoHeaders: [String]
     private let cache = Locked(Cache())
 
     private struct Cache {

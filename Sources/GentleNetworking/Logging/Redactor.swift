@@ -192,9 +192,15 @@ package enum Redactor {
     }
 
     /// The header value to log: the auth scheme is kept (`Bearer <redacted>`), the secret is not.
-    package static func headerValue(name: String, value: String) -> String {
+    /// `alsoRedacting` names more credential headers (an auth service's own, a caller's list),
+    /// any case: their values are replaced by name too, however short (scrubbing by value skips
+    /// values under ``minimumScrubbedLength``).
+    package static func headerValue(name: String, value: String, alsoRedacting: [String] = []) -> String {
         let lowered = name.lowercased()
-        guard sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) || isCredentialHeaderName(lowered) else {
+        guard
+            sensitiveHeaders.contains(lowered) || isSensitiveName(lowered) || isCredentialHeaderName(lowered)
+                || alsoRedacting.contains(where: { $0.equalsIgnoringASCIICase(name) })
+        else {
             return value
         }
         if lowered.hasSuffix("authorization"), let space = value.firstIndex(of: " ") {
@@ -220,10 +226,12 @@ package enum Redactor {
     /// Headers with every credential value replaced, and any header whose value contains one
     /// of `secrets` replaced too (a server echoing a token in a header of its own). Control
     /// characters in names and values are escaped (`PrintableText`).
-    static func headers(_ headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
+    static func headers(
+        _ headers: [String: String], scrubbing secrets: [String] = [], alsoRedacting: [String] = []
+    ) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
-            let byName = headerValue(name: name, value: value)
+            let byName = headerValue(name: name, value: value, alsoRedacting: alsoRedacting)
             let shown =
                 byName == value && (isURLHeader(name) || looksLikeURL(value))
                 ? urlHeaderValue(value, name: name) : byName

@@ -81,7 +81,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             // length would then frame a different body (the rest read as a next request).
             if name.equalsIgnoringASCIICase("content-length") { continue }
             let shown =
-                redact ? Redactor.scrub(Redactor.headerValue(name: name, value: value), secrets: secretValues) : value
+                redact
+                ? Redactor.scrub(
+                    Redactor.headerValue(name: name, value: value, alsoRedacting: alsoRedacting), secrets: secretValues)
+                : value
             // `Name:` with no value would tell curl to drop the header (blanks count as none);
             // `Name;` sends it empty, which is what a value of blanks is (RFC 9110 §5.5).
             let blank = shown.allSatisfy { $0 == " " || $0 == "\t" }

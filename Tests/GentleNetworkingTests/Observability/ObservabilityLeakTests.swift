@@ -22,9 +22,11 @@ struct ObservabilityLeakTests {
     }
 
     /// The records of `request` answered with `headers` and `body`, as text.
-    private static func logged(_ request: URLRequest, headers: [String: String] = [:], body: Data) throws -> String {
+    private static func logged(
+        _ request: URLRequest, headers: [String: String] = [:], body: Data, alsoHeaders: [String] = []
+    ) throws -> String {
         let logger = RecordingLogger()
-        let session = try #require(NetworkLogSession(logger: logger, request: request, alsoHeaders: []))
+        let session = try #require(NetworkLogSession(logger: logger, request: request, alsoHeaders: alsoHeaders))
         let url = try #require(request.url)
         let response = try #require(
             HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers))
@@ -201,6 +203,19 @@ struct ObservabilityLeakTests {
         var custom = URLRequest(url: try #require(URL(string: "https://api.example.com/me")))
         custom.setValue("SEKRIT9", forHTTPHeaderField: "X-Access")
         #expect(!custom.curlCommand(alsoRedacting: ["X-Access"]).contains("SEKRIT9"))
+    }
+
+    @Test("Records and cURL: a header named as a credential (an auth service's own) is redacted however short")
+    func shortValueOfNamedHeader() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/v1")))
+        request.setValue("k9Z", forHTTPHeaderField: "X-Own")
+        // Too short to scrub by value (under 4 bytes): only the name can hide it.
+        let text = try Self.logged(request, headers: ["X-Own": "k9Z"], body: Data(), alsoHeaders: ["x-own"])
+        #expect(!text.contains("k9Z"), "\(text)")
+        #expect(text.contains("X-Own"), "\(text)")
+        let command = CurlCommand(request, alsoRedacting: ["X-OWN"]).description
+        #expect(!command.contains("k9Z"), "\(command)")
+        #expect(command.contains("'X-Own: <redacted>'"), "\(command)")
     }
 
     @Test("Records and cURL: a pre-signed URL in a JSON string and JSON inside a JSON string lose their secrets")
