@@ -76,7 +76,15 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             arguments += ["-X", method]
         }
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        var invalidFields = 0
         for (name, value) in headers {
+            // A field no transport sends (a name that is no token, a value with CR, LF or NUL:
+            // `RequestValidator`) is left out, with a note: `-H '@file: v'` made curl read
+            // headers from a file named `file: v`.
+            guard RequestValidator.isValidHeaderName(name), RequestValidator.isValidHeaderValue(value) else {
+                invalidFields += 1
+                continue
+            }
             // curl counts the body it sends, which redaction changes (or leaves out); a caller's
             // length would then frame a different body (the rest read as a next request).
             if name.equalsIgnoringASCIICase("content-length") { continue }
@@ -93,14 +101,20 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         if hasBody, !headers.contains(where: { $0.key.lowercased() == "content-type" }) {
             arguments += ["-H", "Content-Type:"]
         }
+        if invalidFields > 0 {
+            // No name or value is quoted: what makes them invalid may be what a log must not show.
+            note = "\(invalidFields) header field(s) left out: not valid HTTP (no transport sends this request)"
+        }
+        func addNote(_ text: String) { note = note.map { "\($0); \(text)" } ?? text }
         if request.httpBodyStream != nil {
-            note = "the body is a stream and is not shown"
+            addNote("the body is a stream and is not shown")
         } else if body.count > Self.maxShownBodyBytes {
-            note = "the body (\(body.count) bytes) is not shown"
+            addNote("the body (\(body.count) bytes) is not shown")
         } else if redact, body.count > Redactor.maxScannedBodyBytes {
             // Past what the redactor parses, its fields could not be redacted by name.
-            note =
+            addNote(
                 "the body (\(body.count) bytes) is not shown: too large to redact (.includeSecretsInPlainText shows it)"
+            )
         } else if !body.isEmpty {
             let contentType = request.value(forHTTPHeaderField: "Content-Type")?.lowercased() ?? ""
             let shown = Self.shownBody(body, contentType: contentType, redact: redact, secrets: secretValues)

@@ -194,6 +194,32 @@ struct CurlCommandTests {
         }
     }
 
+    @Test("A header name no transport sends (`@name`, which `curl -H` reads as a file) is left out, with a note")
+    func invalidHeaderNameLeftOut() throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/a") { _ in LoopbackResponse(status: 204) }
+        // `curl -H '@123456: v'` reads header lines from the file `123456: v`, here in the
+        // directory the command runs in.
+        let name = String(UInt32.random(in: 100_000...999_999))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-at-\(name)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("X-From-Local-File: private-content\n".utf8).write(to: directory.appendingPathComponent(name + ": v"))
+        var request = URLRequest(url: server.url("/a"))
+        request.setValue("v", forHTTPHeaderField: "@" + name)
+        request.setValue("kept", forHTTPHeaderField: "X-Kept")
+        let command = CurlCommand(request, secrets: .includeSecretsInPlainText)
+        #expect(!command.description.contains("@" + name), "\(command)")
+        #expect(command.note?.contains("1 header field(s) left out") == true, "\(command)")
+        let (status, output) = try runInShell(
+            "cd '\(directory.path)' && " + command.description + " --silent --show-error --output /dev/null")
+        #expect(status == 0, "\(command): \(output)")
+        let seen = try #require(server.receivedRequests.first)
+        #expect(!seen.headers.contains { $0.name == "X-From-Local-File" }, "\(seen.headers)")
+        #expect(seen.header("X-Kept") == "kept")
+    }
+
     @Test("A HEAD with a body runs as printed (-X HEAD: curl refuses --head with a body)")
     func headWithBody() throws {
         let server = try LoopbackServer()
