@@ -23,7 +23,7 @@ extension Redactor {
 }
 
 /// The one pass of ``Redactor/redactMarkup(_:)``.
-private struct MarkupScanner {
+struct MarkupScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var output: [UInt8] = []
     private var index = 0
@@ -48,12 +48,62 @@ private struct MarkupScanner {
         {
             start += 1
         }
-        if bytes.count - start > 2, bytes[start] == UInt8(ascii: "-"), bytes[start + 1] == UInt8(ascii: "-") {
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0D, bytes[end] != 0x0A { end += 1 }
-            boundary = Array(bytes[start..<end])
+        // The boundary line: the first line, or in a body with a preamble (RFC 2046 §5.1.1), the
+        // first line starting with `--` that a part's header line follows. Markup (`<…`) has
+        // none: its `-->` lines are no boundary.
+        if start < bytes.count, bytes[start] == UInt8(ascii: "<") {
+            boundary = nil
+        } else if let line = Self.boundaryLine(in: bytes, from: start) {
+            boundary = Array(bytes[line])
         } else {
             boundary = nil
+        }
+    }
+
+    /// The first boundary line at or after `start` (without its line end): the line at `start`
+    /// when it starts with `--`, otherwise the first later line starting with `--` whose next
+    /// line is a part's header (`Content-Disposition:` or `Content-Type:`, any case).
+    static func boundaryLine(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Range<Int>? {
+        func lineEnd(_ from: Int) -> Int {
+            var end = from
+            while end < bytes.count, bytes[end] != 0x0D, bytes[end] != 0x0A { end += 1 }
+            return end
+        }
+        func startsWithDashes(_ position: Int) -> Bool {
+            bytes.count - position > 2 && bytes[position] == UInt8(ascii: "-")
+                && bytes[position + 1] == UInt8(ascii: "-")
+        }
+        if startsWithDashes(start) { return start..<lineEnd(start) }
+        var position = start
+        while position < bytes.count {
+            guard bytes[position] == 0x0A else {
+                position += 1
+                continue
+            }
+            let line = position + 1
+            position = line
+            guard startsWithDashes(line) else { continue }
+            let end = lineEnd(line)
+            var next = end
+            if next < bytes.count, bytes[next] == 0x0D { next += 1 }
+            if next < bytes.count, bytes[next] == 0x0A { next += 1 }
+            if startsWithPartHeader(bytes, at: next) { return line..<end }
+        }
+        return nil
+    }
+
+    /// Whether a part's header line (`Content-Disposition:`, `Content-Type:`, any case) starts
+    /// at `position`.
+    private static func startsWithPartHeader(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
+        ["content-disposition:", "content-type:"].contains { header in
+            let needle = Array(header.utf8)
+            guard bytes.count - position >= needle.count else { return false }
+            for offset in 0..<needle.count {
+                let byte = bytes[position + offset]
+                let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                if folded != needle[offset] { return false }
+            }
+            return true
         }
     }
 
@@ -75,6 +125,7 @@ private struct MarkupScanner {
             {
                 continue
             }
+            if byte == UInt8(ascii: "="), boundary != nil, unquotedPartName() { continue }
             output.append(byte)
             index += 1
         }
@@ -126,18 +177,45 @@ private struct MarkupScanner {
             index = valueEnd
             return true
         }
-        guard let boundary, index - nameStart == 4,
-            String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased() == "name", valueEnd < bytes.count,
+        guard boundary != nil, isPartNameParameter(from: nameStart), valueEnd < bytes.count,
             Self.isSensitive(bytes[valueStart..<valueEnd], formField: true)
         else { return false }
-        // The part's headers end at the first blank line; its content at the next boundary line.
-        let contentStart = blankLineEnd(from: valueEnd) ?? bytes.count
+        replacePartContent(after: valueEnd)
+        return true
+    }
+
+    /// At `=` in a multipart body: a part named like a secret by an unquoted token
+    /// (`name=password`, which RFC 7578 allows and servers accept) has its content replaced.
+    private mutating func unquotedPartName() -> Bool {
+        var nameStart = index
+        while nameStart > 0, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
+        guard isPartNameParameter(from: nameStart) else { return false }
+        let valueStart = index + 1
+        var valueEnd = valueStart
+        while valueEnd < bytes.count, RequestValidator.isTokenByte(bytes[valueEnd]) { valueEnd += 1 }
+        guard valueEnd > valueStart, Self.isSensitive(bytes[valueStart..<valueEnd], formField: true) else {
+            return false
+        }
+        replacePartContent(after: valueEnd)
+        return true
+    }
+
+    /// Whether the name from `nameStart` to the `=` at ``index`` is `name` (any case): a part's
+    /// field name (`filename` is not).
+    private func isPartNameParameter(from nameStart: Int) -> Bool {
+        index - nameStart == 4 && String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased() == "name"
+    }
+
+    /// Copies the part's headers up to their end (the first blank line after `headerPosition`),
+    /// then the placeholder for its content, up to the next boundary line.
+    private mutating func replacePartContent(after headerPosition: Int) {
+        guard let boundary else { return }
+        let contentStart = blankLineEnd(from: headerPosition) ?? bytes.count
         output.append(contentsOf: bytes[index..<contentStart])
         output.append(contentsOf: placeholder)
         changed = true
         let next = find([0x0A] + boundary, from: contentStart)
         index = next.map { $0 > contentStart && bytes[$0 - 1] == 0x0D ? $0 - 1 : $0 } ?? bytes.count
-        return true
     }
 
     /// Where the first blank line (`\n\n` or `\n\r\n`) at or after `start` ends, in one pass.

@@ -637,11 +637,16 @@ package enum Redactor {
     }
 
     /// Whether `text` starts like markup: a multipart body's boundary line (`--`) or an XML or
-    /// HTML tag (`<`), after whitespace. Such a body is not read as a form, whatever `=` it holds
-    /// (`Content-Disposition: form-data; name="…"` read as a form hid nothing).
+    /// HTML tag (`<`), after whitespace; or is a multipart body with a preamble (a later line
+    /// starting with `--` that a part's `Content-Disposition:` or `Content-Type:` follows). Such
+    /// a body is not read as a form, whatever `=` it holds (`Content-Disposition: form-data;
+    /// name="…"` read as a form hid nothing).
     static func looksLikeMarkup(_ text: String) -> Bool {
         let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }
-        return trimmed.hasPrefix("--") || trimmed.hasPrefix("<")
+        if trimmed.hasPrefix("--") || trimmed.hasPrefix("<") { return true }
+        // A multipart body with a preamble before its first boundary line.
+        var text = text
+        return text.withUTF8 { MarkupScanner.boundaryLine(in: $0, from: 0) != nil }
     }
 
     /// Whether `bytes` start (after whitespace and a UTF-8 byte-order mark) with `{` or `[`.

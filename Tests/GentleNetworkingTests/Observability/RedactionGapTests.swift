@@ -59,6 +59,36 @@ struct RedactionGapTests {
         #expect(text.contains("ada"))
     }
 
+    @Test(
+        "A multipart part named by an unquoted token, or after a preamble: its content is redacted, the rest kept",
+        arguments: [
+            (preamble: "", name: "password"), (preamble: "", name: "PassWord"),
+            (preamble: "This is a preamble, ignored by servers.\r\n", name: "\"password\""),
+            (preamble: "preamble\r\n\r\n", name: "token"),
+        ])
+    func multipartTokenNameAndPreamble(preamble: String, name: String) throws {
+        let boundary = "gn-boundary"
+        let body =
+            preamble
+            + [
+                "--\(boundary)", #"Content-Disposition: form-data; name="user""#, "", "ada",
+                "--\(boundary)", "Content-Disposition: form-data; name=\(name)", "", "hunter2-SEKRIT",
+                "--\(boundary)", "Content-Disposition: form-data; name=note; filename=a.txt", "", "kept-note",
+                "--\(boundary)--", "",
+            ].joined(separator: "\r\n")
+        let request = try Self.post(
+            "https://api.example.com/login", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        let text = try Self.observed(request)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("ada") && text.contains("kept-note"), "\(text)")
+        // What is no multipart body stays as it was: a line starting with `--` that no part's
+        // header follows, and `name=` outside any part.
+        let plain = try Self.post(
+            "https://api.example.com/notes", body: "name=password\r\n--not a boundary\r\nkept-text",
+            contentType: "text/plain")
+        #expect(try Self.observed(plain).contains("kept-text"))
+    }
+
     @Test("XML: an element or attribute named like a secret has its value redacted, with any namespace prefix")
     func xml() throws {
         let body =
