@@ -74,10 +74,13 @@ public enum MultipartElement: Sendable {
 
     /// A name or file name inside quotes, escaped as HTML forms do: `"` → `%22`, CR → `%0D`,
     /// LF → `%0A` (and NUL → `%00`, which servers' parsers cut at), so no value can end the
-    /// header or add one.
+    /// header or add one. A backslash is `%5C` too: a parser that reads RFC 9110's quoted pairs
+    /// took `name="field\"` as an escaped quote, and what followed (`; filename="; name=admin"`)
+    /// as parameters of its own, where one that does not saw a file named `; name=admin`.
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: "\0", with: "%00")
+        text.replacingOccurrences(of: "\\", with: "%5C").replacingOccurrences(of: "\"", with: "%22")
+            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+            .replacingOccurrences(of: "\0", with: "%00")
     }
 
     /// A header value with CR, LF and NUL removed.

@@ -41,6 +41,27 @@ struct MultipartTests {
         #expect(received.body.count == Int(try form.contentLength()))
     }
 
+    @Test("A backslash in a part's name or file name cannot end its quotes for a parser that reads quoted pairs")
+    func backslashInNames() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .json(#"{"id":1,"name":"ok"}"#) }
+        let form = MultipartForm(
+            parts: [
+                "field\\": .file(
+                    info: MultipartFileInfo(
+                        fileName: "; name=admin; x=.txt", data: Data("x".utf8), mimeType: "text/plain"))
+            ],
+            boundary: "test-boundary-456")
+        let _: User = try await makeManager(server: server).submit(Upload(multipart: form))
+        let received = try #require(server.requests(path: "/upload").first)
+        let parts = try #require(parseMultipart(received.body, boundary: "test-boundary-456"))
+        // Read with RFC 9110's quoted pairs, `name="field\"` ran on into the file name.
+        #expect(
+            parts.first?.headers["content-disposition"]
+                == #"form-data; name="field%5C"; filename="; name=admin; x=.txt""#)
+    }
+
     @Test("Up to 10 MiB the body is built in memory; above, it is written to a temporary file, removed after")
     func streamingThreshold() throws {
         let small = try makePatternFile(size: 1 << 20)
