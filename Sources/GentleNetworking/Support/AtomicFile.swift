@@ -141,13 +141,13 @@ package enum AtomicFile {
     /// platforms' file systems).
     static let maximumNameLength = 255
 
-    /// Where ``write(_:to:mode:)`` writes before renaming: `<path>.tmp-<pid>-<number>`, in the
-    /// target's directory. A target whose name leaves no room for that suffix within
-    /// ``maximumNameLength`` (a 250-byte file name is valid, its temporary name would not be)
-    /// gets `.gentle-partial.tmp-<pid>-<number>` instead; the sweep of abandoned temporaries
-    /// never matches those (its targets have short names).
+    /// Where ``write(_:to:mode:)`` writes before renaming: `<path>.tmp-<pid>-<namespace>-<number>`,
+    /// in the target's directory (`namespace`: ``pidNamespace``). A target whose name leaves no
+    /// room for that suffix within ``maximumNameLength`` (a 250-byte file name is valid, its
+    /// temporary name would not be) gets `.gentle-partial.tmp-…` instead; the sweep of abandoned
+    /// temporaries never matches those (its targets have short names).
     static func temporaryPath(for path: String) -> String {
-        let tail = ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let tail = ".tmp-\(getpid())-\(pidNamespace)-\(UInt32.random(in: 0...UInt32.max))"
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let name = slash.map { path.utf8[path.utf8.index(after: $0)...] } ?? path.utf8[...]
         if name.count + tail.utf8.count <= maximumNameLength { return path + tail }
@@ -155,26 +155,54 @@ package enum AtomicFile {
         return directory + ".gentle-partial" + tail
     }
 
+    /// The inode of this process's PID namespace (`/proc/self/ns/pid`), written into temporary
+    /// names so a sweep judges only its own namespace's process ids; 0 where there is none (Apple
+    /// platforms).
+    static let pidNamespace: UInt64 = {
+        var info = stat()
+        return stat("/proc/self/ns/pid", &info) == 0 ? UInt64(truncatingIfNeeded: info.st_ino) : 0
+    }()
+
+    /// How old a temporary file of another PID namespace must be before a sweep removes it: its
+    /// process id means nothing here, and no write takes this long.
+    static let foreignTemporaryAge: TimeInterval = 3600
+
     /// Removes the temporary files that writers died leaving behind (a crash or `kill -9` between
-    /// creating the temporary file and renaming it): names `<prefix><suffix>.tmp-<pid>-<number>`
-    /// in `directory` whose process no longer exists.
+    /// creating the temporary file and renaming it): names
+    /// `<prefix><suffix>.tmp-<pid>-<namespace>-<number>` in `directory` whose process no longer
+    /// exists.
     ///
     /// Such a file holds a full copy of what was being written (credentials, a cached body), and
     /// nothing else ever removes it. A temporary file of a live process is left alone, since its
-    /// writer is about to rename it.
+    /// writer is about to rename it. One written in another PID namespace (a container sharing
+    /// the directory) names a process this one cannot see: it is removed only once it is an hour
+    /// old (``foreignTemporaryAge``); judged by its process id, a live writer's file was removed
+    /// under it. A name without a namespace (`.tmp-<pid>-<number>`) is judged by its process id.
     ///
     /// - Parameters:
     ///   - directory: The directory to sweep.
     ///   - suffix: The end of the target files' names, such as `credentials.json` or `.etag`.
-    static func removeAbandonedTemporaries(in directory: String, targetsEndingWith suffix: String) {
+    ///   - now: The current time, for the age of another namespace's files.
+    static func removeAbandonedTemporaries(
+        in directory: String, targetsEndingWith suffix: String, now: Date = Date()
+    ) {
         guard let stream = opendir(directory) else { return }
         var abandoned: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard let pid = writerProcess(ofTemporary: name, targetsEndingWith: suffix) else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH {
+            guard let writer = writerProcess(ofTemporary: name, targetsEndingWith: suffix) else { continue }
+            if let namespace = writer.namespace, namespace != pidNamespace {
+                var info = stat()
+                guard lstat(directory + "/" + name, &info) == 0 else { continue }
+                #if canImport(Darwin)
+                    let modified = TimeInterval(info.st_mtimespec.tv_sec)
+                #else
+                    let modified = TimeInterval(info.st_mtim.tv_sec)
+                #endif
+                if now.timeIntervalSince1970 - modified >= foreignTemporaryAge { abandoned.append(name) }
+            } else if kill(writer.pid, 0) != 0 && errno == ESRCH {
                 abandoned.append(name)
             }
         }
@@ -184,15 +212,22 @@ package enum AtomicFile {
         }
     }
 
-    /// The process id in a temporary file name that ``write(_:to:mode:)`` made for a target whose
-    /// name ends with `suffix`; `nil` for any other name.
-    static func writerProcess(ofTemporary name: String, targetsEndingWith suffix: String) -> pid_t? {
+    /// The process id, and the PID namespace when the name has one, in a temporary file name
+    /// that ``write(_:to:mode:)`` made for a target whose name ends with `suffix`; `nil` for any
+    /// other name.
+    static func writerProcess(
+        ofTemporary name: String, targetsEndingWith suffix: String
+    ) -> (pid: pid_t, namespace: UInt64?)? {
         guard let marker = name.range(of: ".tmp-", options: .backwards),
             name[..<marker.lowerBound].hasSuffix(suffix)
         else { return nil }
         let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
-        return pid
+        guard parts.count == 2 || parts.count == 3, let pid = pid_t(parts[0]), pid > 0,
+            let last = parts.last, UInt32(last) != nil
+        else { return nil }
+        if parts.count == 2 { return (pid, nil) }
+        guard let namespace = UInt64(parts[1]) else { return nil }
+        return (pid, namespace)
     }
 
     /// Creates `path` and any missing parents with `mode`; an existing directory is left as is.

@@ -1,7 +1,8 @@
 import Foundation
-import GentleNetworking
 import GentleNetworkingTesting
 import Testing
+
+@testable import GentleNetworking
 
 #if canImport(Glibc)
     import Glibc
@@ -77,5 +78,39 @@ struct AbandonedTemporaryFileTests {
         #expect(!left.contains(dead), "the killed writer's temporary entry is gone: \(left)")
         #expect(left.contains(live))
         #expect(left.contains(foreign))
+    }
+
+    @Test("Another PID namespace's temporary file is judged by its age, never by a process id this one cannot see")
+    func otherNamespace() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("gn")
+        let store = FileCredentialStore(directory: directory)
+        try store.setValue("tok-1", for: "token")
+        let dead = try Self.deadProcessID()
+        let own = AtomicFile.pidNamespace
+        #expect(own != 0, "Linux has /proc/self/ns/pid")
+        // A writer in a container sharing the directory: its process id is dead *here*.
+        let foreignFresh = "credentials.json.tmp-\(dead)-\(own &+ 1)-11"
+        let foreignOld = "credentials.json.tmp-\(dead)-\(own &+ 1)-12"
+        let ownDead = "credentials.json.tmp-\(dead)-\(own)-13"
+        let ownLive = "credentials.json.tmp-\(getpid())-\(own)-14"
+        for name in [foreignFresh, foreignOld, ownDead, ownLive] {
+            try Self.plant(name, in: directory, #"{"entries":{"token":"tok-1"},"version":1}"#)
+        }
+        // Two hours old.
+        var times = [timeval(tv_sec: time(nil) - 7200, tv_usec: 0), timeval(tv_sec: time(nil) - 7200, tv_usec: 0)]
+        #expect(utimes(directory.appendingPathComponent(foreignOld).path, &times) == 0)
+
+        try store.setValue("tok-2", for: "token")
+
+        let left = Self.names(in: directory)
+        #expect(left.contains(foreignFresh), "a live writer elsewhere: its file is left alone: \(left)")
+        #expect(!left.contains(foreignOld), "an hour old: abandoned, whatever its process id: \(left)")
+        #expect(!left.contains(ownDead), "this namespace, a dead writer: \(left)")
+        #expect(left.contains(ownLive))
+        #expect(
+            AtomicFile.temporaryPath(for: "/d/credentials.json").hasPrefix(
+                "/d/credentials.json.tmp-\(getpid())-\(own)-"))
     }
 }
