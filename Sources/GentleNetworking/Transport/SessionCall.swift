@@ -60,6 +60,13 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         /// arrive, so the idle timeout is the session's own (corelibs restarts its timer on each
         /// chunk) and the watchdog keeps the total deadline only.
         var idleLeftToSession = false
+        /// The redirect callback is deciding: the session waits for its answer. corelibs traps
+        /// ("Received callback for HTTP redirection, but we're not waiting for it") when the
+        /// task is cancelled before that answer and the answer comes after: a cancel is held
+        /// back until the callback has answered.
+        var redirectDecisionPending = false
+        /// A cancel held back by ``redirectDecisionPending``.
+        var cancelAfterRedirectDecision = false
     }
 
     private let state: Locked<State>
@@ -137,7 +144,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             guard let self else { return }
             await self.watch()
         }
-        state.withLock { $0.watchdog = watchdog }
+        // A call that ended meanwhile (cancelled between the check above and here) no longer
+        // looks for a watchdog to stop: stopped here, or it held the call until its deadline.
+        let ended = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.watchdog = watchdog
+            return false
+        }
+        if ended { watchdog.cancel() }
         task.resume()
     }
 
@@ -163,7 +177,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// `fromDelegate`: called from a session delegate callback, where corelibs takes the cancel
     /// at once (from another thread it can wait behind the very transfer it is meant to stop).
     private func fail(_ error: any Error, fromDelegate: Bool = false) {
-        let task = state.withLock { $0.task }
+        let task = state.withLock { state -> URLSessionDataTask? in
+            // The redirect callback cancels the task itself once it has answered.
+            if state.redirectDecisionPending {
+                state.cancelAfterRedirectDecision = true
+                return nil
+            }
+            return state.task
+        }
         complete(.failure(error))
         guard let task else { return }
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
@@ -471,6 +492,17 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         touch()
+        let ended = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.redirectDecisionPending = true
+            return false
+        }
+        if ended {
+            // Ended already (cancelled, a deadline): its cancel is on its way to the task, and an
+            // answer after it traps corelibs. No answer; the cancel ends the task.
+            task.cancel()
+            return
+        }
         let hop = state.withLock { state -> (next: URLRequest, previous: URLRequest)? in
             guard state.tracker.maxRedirects > 0 else { return nil }
             // The request of the hop that ended with this 3xx (not the original one: after a 302
@@ -511,7 +543,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         if let recorder, let hop {
             noteHop(response, from: hop.previous, to: hop.next, recorder: recorder)
         }
-        completionHandler(hop?.next)
+        let cancelNow = state.withLock { state -> Bool in
+            state.redirectDecisionPending = false
+            return state.cancelAfterRedirectDecision
+        }
+        // Answered first (not followed, when the call ended meanwhile), then cancelled: the
+        // session takes the answer before the cancel.
+        completionHandler(cancelNow ? nil : hop?.next)
+        if cancelNow { task.cancel() }
     }
 
     // MARK: Metrics
