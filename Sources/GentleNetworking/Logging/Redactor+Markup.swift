@@ -55,6 +55,17 @@ struct MarkupScanner {
             boundary = nil
         } else if let line = Self.boundaryLine(in: bytes, from: start) {
             boundary = Array(bytes[line])
+            if line.lowerBound > start {
+                // A preamble: not a part, but text before the first; redacted as a form, as it
+                // was when the body was taken for one (`token=…` there stays hidden).
+                let preamble = String(decoding: bytes[0..<line.lowerBound], as: UTF8.self)
+                let redacted =
+                    Redactor.looksLikeForm(preamble, bytes: preamble.utf8)
+                    ? Redactor.redactForm(preamble) : preamble
+                output.append(contentsOf: redacted.utf8)
+                changed = redacted != preamble
+                index = line.lowerBound
+            }
         } else {
             boundary = nil
         }
@@ -189,7 +200,7 @@ struct MarkupScanner {
     private mutating func unquotedPartName() -> Bool {
         var nameStart = index
         while nameStart > 0, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
-        guard isPartNameParameter(from: nameStart) else { return false }
+        guard isPartNameParameter(from: nameStart), isInContentDisposition(nameStart) else { return false }
         let valueStart = index + 1
         var valueEnd = valueStart
         while valueEnd < bytes.count, RequestValidator.isTokenByte(bytes[valueEnd]) { valueEnd += 1 }
@@ -197,6 +208,24 @@ struct MarkupScanner {
             return false
         }
         replacePartContent(after: valueEnd)
+        return true
+    }
+
+    /// Whether `position` is on a `Content-Disposition:` line (any case), looking back at most
+    /// 512 bytes for the line's start: an unquoted `name=` anywhere else is a part's content
+    /// (an `.ini` file, a SQL comment), not its name.
+    private func isInContentDisposition(_ position: Int) -> Bool {
+        var lineStart = position
+        while lineStart > 0, bytes[lineStart - 1] != 0x0A {
+            guard position - lineStart < 512 else { return false }
+            lineStart -= 1
+        }
+        let header = Array("content-disposition:".utf8)
+        guard position - lineStart >= header.count else { return false }
+        for offset in 0..<header.count {
+            let byte = bytes[lineStart + offset]
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != header[offset] { return false }
+        }
         return true
     }
 

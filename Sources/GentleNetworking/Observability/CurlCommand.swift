@@ -98,7 +98,11 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             let blank = shown.allSatisfy { $0 == " " || $0 == "\t" }
             arguments += ["-H", blank ? "\(name);" : "\(name): \(shown)"]
         }
-        if hasBody, !headers.contains(where: { $0.key.lowercased() == "content-type" }) {
+        // A `Content-Type` left out above counts as none: curl would add its form type.
+        let sentContentType = headers.contains {
+            $0.key.lowercased() == "content-type" && RequestValidator.isValidHeaderValue($0.value)
+        }
+        if hasBody, !sentContentType {
             arguments += ["-H", "Content-Type:"]
         }
         if invalidFields > 0 {

@@ -67,6 +67,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var redirectDecisionPending = false
         /// A cancel held back by ``redirectDecisionPending``.
         var cancelAfterRedirectDecision = false
+        /// ``fail(_:fromDelegate:)`` has taken the task to cancel it (`finished` follows a moment
+        /// later): a redirect callback entered now must not answer, since the cancel may reach
+        /// the session first.
+        var cancelIssued = false
     }
 
     private let state: Locked<State>
@@ -183,6 +187,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 state.cancelAfterRedirectDecision = true
                 return nil
             }
+            // Decided under the same lock as the redirect callback's entry: it either sees this
+            // and does not answer, or set its flag first and was seen above.
+            state.cancelIssued = true
             return state.task
         }
         complete(.failure(error))
@@ -493,7 +500,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         touch()
         let ended = state.withLock { state -> Bool in
-            if state.finished { return true }
+            if state.finished || state.cancelIssued { return true }
             state.redirectDecisionPending = true
             return false
         }
@@ -540,16 +547,18 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             state.currentRequest = next
             return (next, previous)
         }
-        if let recorder, let hop {
+        // A call that ended while this decided follows nothing, and records no hop it never made.
+        let endedWhileDeciding = state.withLock { $0.cancelAfterRedirectDecision }
+        if !endedWhileDeciding, let recorder, let hop {
             noteHop(response, from: hop.previous, to: hop.next, recorder: recorder)
         }
+        completionHandler(endedWhileDeciding ? nil : hop?.next)
+        // Only now, the answer on its way to the session, may a cancel reach the task: held back
+        // until here, it is sent after the answer.
         let cancelNow = state.withLock { state -> Bool in
             state.redirectDecisionPending = false
             return state.cancelAfterRedirectDecision
         }
-        // Answered first (not followed, when the call ended meanwhile), then cancelled: the
-        // session takes the answer before the cancel.
-        completionHandler(cancelNow ? nil : hop?.next)
         if cancelNow { task.cancel() }
     }
 

@@ -81,12 +81,32 @@ struct RedactionGapTests {
         let text = try Self.observed(request)
         #expect(!text.contains("SEKRIT"), "\(text)")
         #expect(text.contains("ada") && text.contains("kept-note"), "\(text)")
-        // What is no multipart body stays as it was: a line starting with `--` that no part's
-        // header follows, and `name=` outside any part.
+        // What is no multipart body is redacted as it was: a line starting with `--` that no
+        // part's header follows is no boundary, so this stays a form (taken for a multipart
+        // body, its `password=` field showed).
         let plain = try Self.post(
-            "https://api.example.com/notes", body: "name=password\r\n--not a boundary\r\nkept-text",
+            "https://api.example.com/notes",
+            body: "intro\r\n--not a boundary\r\nX-Note: 1\r\n\r\na=1&password=hunter2-SEKRIT&b=kept-text",
             contentType: "text/plain")
-        #expect(try Self.observed(plain).contains("kept-text"))
+        let plainText = try Self.observed(plain)
+        #expect(!plainText.contains("SEKRIT") && plainText.contains("kept-text"), "\(plainText)")
+    }
+
+    @Test("Multipart: an unquoted name= inside a part's content is content; a preamble is still redacted as a form")
+    func multipartContentAndPreamble() throws {
+        let boundary = "gn-boundary"
+        let body =
+            "token=pre-SEKRIT\r\n"
+            + [
+                "--\(boundary)", #"Content-Disposition: form-data; name="config"; filename="app.ini""#, "",
+                "name=session_cache", "--\(boundary)", #"Content-Disposition: form-data; name="title""#, "",
+                "kept-title", "--\(boundary)--", "",
+            ].joined(separator: "\r\n")
+        let request = try Self.post(
+            "https://api.example.com/upload", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+        let text = try Self.observed(request)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("kept-title") && text.contains("session_cache"), "\(text)")
     }
 
     @Test("XML: an element or attribute named like a secret has its value redacted, with any namespace prefix")
