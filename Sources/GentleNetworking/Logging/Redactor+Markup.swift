@@ -58,11 +58,15 @@ struct MarkupScanner {
             if line.lowerBound > start {
                 // A preamble: not a part, but text before the first; redacted as a form, as it
                 // was when the body was taken for one (`token=…` there stays hidden).
-                let preamble = String(decoding: bytes[0..<line.lowerBound], as: UTF8.self)
+                // Its line end stays: the boundary must still start a line.
+                var textEnd = line.lowerBound
+                while textEnd > 0, bytes[textEnd - 1] == 0x0A || bytes[textEnd - 1] == 0x0D { textEnd -= 1 }
+                let preamble = String(decoding: bytes[0..<textEnd], as: UTF8.self)
                 let redacted =
                     Redactor.looksLikeForm(preamble, bytes: preamble.utf8)
                     ? Redactor.redactForm(preamble) : preamble
                 output.append(contentsOf: redacted.utf8)
+                output.append(contentsOf: bytes[textEnd..<line.lowerBound])
                 changed = redacted != preamble
                 index = line.lowerBound
             }

@@ -107,6 +107,8 @@ struct RedactionGapTests {
         let text = try Self.observed(request)
         #expect(!text.contains("SEKRIT"), "\(text)")
         #expect(text.contains("kept-title") && text.contains("session_cache"), "\(text)")
+        // The redacted preamble keeps its line end: the first boundary still starts a line.
+        #expect(Redactor.redactMarkup(body).hasPrefix("token=\(Redactor.placeholder)\r\n--\(boundary)\r\n"))
     }
 
     @Test("XML: an element or attribute named like a secret has its value redacted, with any namespace prefix")
