@@ -1,6 +1,9 @@
+import Foundation
+import GentleNetworking
+
 /// Why a JustNetworking request failed, when the cause is not a transport or parser error
 /// (those are delivered unchanged).
-public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The router relies on the global base URL, and none is set: call
     /// `NetworkConfiguration.setCurrentURL(_:)` first, or override the router's `baseURL`.
     /// Nothing was sent.
@@ -38,6 +41,28 @@ public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvert
             "The response was not an HTTP response."
         case .invalidRequest(let reason):
             "The request was not sent: \(reason)"
+        }
+    }
+
+    /// What `dump(_:)` and debuggers show: the case and its values, except that a status
+    /// error's headers have their credentials replaced (`Set-Cookie`, …, as the core's log
+    /// records show them) and its body is shown by size with its start redacted. The associated
+    /// values keep everything as received.
+    public var customMirror: Mirror {
+        switch self {
+        case .baseURLNotSet(let router):
+            Mirror(self, children: ["case": "baseURLNotSet", "router": router], displayStyle: .enum)
+        case .unacceptableStatusCode(let statusCode, let headers, let body):
+            Mirror(
+                self,
+                children: [
+                    "case": "unacceptableStatusCode", "statusCode": statusCode,
+                    "headers": Redactor.reflected(headers: headers), "body": Redactor.reflected(body: body),
+                ], displayStyle: .enum)
+        case .notHTTPResponse:
+            Mirror(self, children: ["case": "notHTTPResponse"], displayStyle: .enum)
+        case .invalidRequest(let reason):
+            Mirror(self, children: ["case": "invalidRequest", "reason": reason], displayStyle: .enum)
         }
     }
 }

@@ -463,7 +463,7 @@ public struct ReauthPolicy: Sendable {
 
 /// Why ``ReauthTransport`` could not recover from a 401: the underlying error of the
 /// ``TransportError`` it throws, and of the ``NetworkError`` ``HTTPNetworkService`` makes of it.
-public struct ReauthError: Error, Sendable, CustomStringConvertible {
+public struct ReauthError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// The category of a ``ReauthError``.
     public enum Code: Sendable, Hashable {
         /// The refresh closure threw; ``ReauthError/underlyingError`` has its error.
@@ -487,6 +487,15 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.underlyingError = underlyingError
+    }
+
+    /// What `dump(_:)` and debuggers show: the code, the message and the underlying error, a
+    /// `URLError` by its code only (its user info holds the token endpoint's URL as sent).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["code": code, "message": message, "underlyingError": Redactor.reflected(underlyingError)],
+            displayStyle: .struct)
     }
 
     /// Whether the refresh failed for a reason that says nothing about the credential, so a

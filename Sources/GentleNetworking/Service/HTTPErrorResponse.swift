@@ -45,6 +45,23 @@ public struct HTTPErrorResponse: Sendable, Hashable {
     }
 }
 
+extension HTTPErrorResponse: CustomReflectable {
+    /// What `dump(_:)` and debuggers show: the status, the headers with credentials replaced
+    /// (`Set-Cookie`, `Authorization`, …, as log records show them), the body's size and its
+    /// start redacted, and the URL without user info or secret query values. The properties
+    /// themselves keep everything as received.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "statusCode": statusCode,
+                "headers": Redactor.reflected(headers: headers),
+                "body": Redactor.reflected(body: body),
+                "url": Redactor.reflected(url),
+            ], displayStyle: .struct)
+    }
+}
+
 extension HTTPURLResponse {
     /// The header fields as strings, as the response spelled their names.
     package var stringHeaders: [String: String] {

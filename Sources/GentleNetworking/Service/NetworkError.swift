@@ -65,7 +65,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What a ``NetworkError`` knows about a failure.
-    public struct Details: Sendable {
+    public struct Details: Sendable, CustomReflectable {
         /// What kind of failure this is.
         public let kind: Kind
         /// A human-readable explanation, free of credentials.
@@ -97,6 +97,24 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
             self.response = response
             self.decodingFailure = decodingFailure
             self.underlyingError = underlyingError
+        }
+
+        /// What `dump(_:)` and debuggers show: every property, with the URL redacted as log
+        /// records show it, the underlying error's `URLError` by its code only (its user info
+        /// holds the URL as sent) and the response redacted (see ``HTTPErrorResponse``). The
+        /// properties keep everything as it was.
+        public var customMirror: Mirror {
+            Mirror(
+                self,
+                children: [
+                    "kind": kind,
+                    "message": message,
+                    "url": Redactor.reflected(url),
+                    "response": response as Any,
+                    "decodingFailure": decodingFailure as Any,
+                    "underlyingError": Redactor.reflected(underlyingError),
+                    "metrics": metrics as Any,
+                ], displayStyle: .struct)
         }
     }
 

@@ -12,7 +12,7 @@ import Foundation
 /// ``HTTPNetworkService`` wraps it in ``NetworkError`` with kind ``NetworkError/Kind/transport(_:)``;
 /// ``Code/authenticationFailed`` and ``Code/unexpectedNotModified`` become the status kinds they
 /// stand for.
-public struct TransportError: Error, Sendable, CustomStringConvertible {
+public struct TransportError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// The category of a transport failure.
     public enum Code: Sendable, Hashable {
         /// The host name could not be resolved.
@@ -83,6 +83,22 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// The code and message.
     public var description: String {
         "TransportError.\(code): \(message)"
+    }
+
+    /// What `dump(_:)` and debuggers show: the code, the message, the URL redacted as log
+    /// records show it, the underlying error (a `URLError` by its code only: its user info holds
+    /// the URL as sent) and the response (redacted, see ``HTTPErrorResponse``). The properties
+    /// keep everything as it was.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "code": code,
+                "url": Redactor.reflected(url),
+                "message": message,
+                "underlyingError": Redactor.reflected(underlyingError),
+                "response": response as Any,
+            ], displayStyle: .struct)
     }
 
     /// The message of the ``Code/badResponse`` error for a response that is not HTTP (a

@@ -7,7 +7,7 @@ import GentleNetworking
 
 /// A response with a status other than 2xx and 401 (which is ``NetworkError/unauthenticated``):
 /// its status, headers and body, nothing lost.
-public struct HttpError: Error, Sendable, CustomStringConvertible {
+public struct HttpError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// The HTTP status code.
     public let statusCode: Int
     /// The response headers, as the response spelled them.
@@ -41,5 +41,17 @@ public struct HttpError: Error, Sendable, CustomStringConvertible {
     /// The value of header `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// What `dump(_:)` and debuggers show: the status, the headers with credentials replaced
+    /// (`Set-Cookie`, …, as the core's log records show them) and the body's size with its
+    /// start redacted. ``headers``, ``body`` and ``data`` keep everything as received.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "statusCode": statusCode, "headers": Redactor.reflected(headers: headers),
+                "data": Redactor.reflected(body: data),
+            ], displayStyle: .struct)
     }
 }
