@@ -64,7 +64,7 @@ public final class HostileServer: Sendable {
     /// Shuts the server down as ``shutdown()`` does (waiting for its threads) when the last
     /// reference to it goes away, so a server a test forgot to shut down leaves nothing behind.
     deinit {
-        core.shutdown()
+        core.acceptor.shutdown()
     }
 
     /// The absolute URL for `path` (which may include a `?query`) on this server: always
@@ -81,7 +81,7 @@ public final class HostileServer: Sendable {
 
     /// The prefix of the names of this server's threads, `H<port>.` (thread names are capped at
     /// 15 characters on Linux), so a test can check that none outlive ``shutdown()``.
-    public var threadNamePrefix: String { core.threadNamePrefix }
+    public var threadNamePrefix: String { core.acceptor.threadNamePrefix }
 
     /// Answers requests for exactly `path` (the request target's path, percent-decoded, without
     /// the query) with `behavior`. A later route for the same path replaces an earlier one (and
@@ -106,7 +106,7 @@ public final class HostileServer: Sendable {
     }
 
     /// How many TCP connections were accepted so far.
-    public var acceptedConnectionCount: Int { core.state.current.acceptedConnections }
+    public var acceptedConnectionCount: Int { core.acceptor.acceptedConnectionCount }
 
     /// How many times a client went away (closed or reset its connection) while the server was
     /// still sending or holding a response: what a cancelled or size-limited client looks like
@@ -124,7 +124,7 @@ public final class HostileServer: Sendable {
     /// Stops accepting, closes every connection (ending every behaviour) and waits (up to 10 s)
     /// for every server thread. Safe to call more than once.
     public func shutdown() {
-        core.shutdown()
+        core.acceptor.shutdown()
     }
 }
 
@@ -141,50 +141,30 @@ private final class HostileServerCore: Sendable {
         var routes: [Route] = []
         var answeredByRoute: [Int: Int] = [:]
         var requests: [LoopbackRequest] = []
-        var connections: [Int: Int32] = [:]
-        var acceptedConnections = 0
         var clientHangUps = 0
         var bytesSentByPath: [String: Int64] = [:]
         var bytesSent: Int64 = 0
-        var stopped = false
     }
 
-    let threadNamePrefix: String
     let state = Locked(State())
-    private let listener: Int32
-    private let threads = DispatchGroup()
+    /// The listener, the connections, their threads and the stop flag.
+    let acceptor: ConnectionAcceptor
 
     init(listener: Int32, threadNamePrefix: String) {
-        self.listener = listener
-        self.threadNamePrefix = threadNamePrefix
+        self.acceptor = ConnectionAcceptor(listener: listener, threadNamePrefix: threadNamePrefix)
     }
 
-    /// Starts the accept thread.
+    /// Starts accepting; each connection acts out behaviours on its own thread, then is let go
+    /// the way its last behaviour asked (closed, lingered over or reset).
     func start() {
-        threads.enter()
-        let thread = Thread { [self] in
-            ThreadName.setCurrent("\(threadNamePrefix)accept")
-            acceptLoop()
-            threads.leave()
+        acceptor.start { [self] descriptor, id in
+            let connection = HostileConnection(descriptor: descriptor, id: id, server: self)
+            let ending = connection.serve()
+            return { connection.finish(ending) }
         }
-        thread.start()
     }
 
-    /// Stops accepting, closes every connection (ending every behaviour) and waits (up to 10 s)
-    /// for every thread. Safe to call more than once.
-    func shutdown() {
-        let first = state.withLock { state -> Bool in
-            if state.stopped { return false }
-            state.stopped = true
-            for descriptor in state.connections.values { POSIXSocket.shutdownBoth(descriptor) }
-            return true
-        }
-        guard first else { return }
-        _ = threads.wait(timeout: .now() + 10)
-        POSIXSocket.closeDescriptor(listener)
-    }
-
-    fileprivate var isStopped: Bool { state.withLock { $0.stopped } }
+    fileprivate var isStopped: Bool { acceptor.isStopped }
 
     fileprivate func noteHangUp() {
         state.withLock { $0.clientHangUps += 1 }
@@ -212,37 +192,6 @@ private final class HostileServerCore: Sendable {
         guard case .sequence(let steps) = behavior else { return behavior }
         guard let last = steps.last else { return .status(500) }
         return resolve(index < steps.count ? steps[index] : last, index: index)
-    }
-
-    // MARK: Accepting
-
-    private func acceptLoop() {
-        while !isStopped {
-            guard POSIXSocket.waitReadable(listener, milliseconds: 50) else { continue }
-            guard let client = POSIXSocket.accept(listener) else { continue }
-            let id = state.withLock { state -> Int? in
-                if state.stopped { return nil }
-                state.acceptedConnections += 1
-                state.connections[state.acceptedConnections] = client
-                return state.acceptedConnections
-            }
-            guard let id else {
-                POSIXSocket.closeDescriptor(client)
-                return
-            }
-            threads.enter()
-            let thread = Thread { [self] in
-                ThreadName.setCurrent("\(threadNamePrefix)c\(id)")
-                let connection = HostileConnection(descriptor: client, id: id, server: self)
-                let ending = connection.serve()
-                // Forget the descriptor first, so shutdown() never touches a reused number.
-                state.withLock { _ = $0.connections.removeValue(forKey: id) }
-                connection.finish(ending)
-                threads.leave()
-            }
-            thread.stackSize = 512 * 1024
-            thread.start()
-        }
     }
 }
 

@@ -49,7 +49,7 @@ public final class LoopbackServer: Sendable {
     /// Shuts the server down as ``shutdown()`` does (waiting for its threads) when the last
     /// reference to it goes away, so a server a test forgot to shut down leaves nothing behind.
     deinit {
-        core.shutdown()
+        core.acceptor.shutdown()
     }
 
     /// The absolute URL for `path` (which may include a `?query`) on this server: always
@@ -66,7 +66,7 @@ public final class LoopbackServer: Sendable {
 
     /// The prefix of the names of this server's threads, `LB<port>.` (thread names are capped
     /// at 15 characters on Linux), so a test can check that none outlive ``shutdown()``.
-    public var threadNamePrefix: String { core.threadNamePrefix }
+    public var threadNamePrefix: String { core.acceptor.threadNamePrefix }
 
     /// Answers requests for exactly `path` (percent-decoded, without the query).
     ///
@@ -111,7 +111,7 @@ public final class LoopbackServer: Sendable {
     }
 
     /// How many TCP connections were accepted so far.
-    public var acceptedConnectionCount: Int { core.state.current.acceptedConnections }
+    public var acceptedConnectionCount: Int { core.acceptor.acceptedConnectionCount }
 
     /// How many times a client closed its connection while a response was held back by a
     /// delay: what a cancelled request looks like from the server.
@@ -128,7 +128,7 @@ public final class LoopbackServer: Sendable {
     /// Stops accepting, closes every connection and waits (up to 10 s) for every server thread.
     /// Safe to call more than once.
     public func shutdown() {
-        core.shutdown()
+        core.acceptor.shutdown()
     }
 }
 
@@ -147,89 +147,29 @@ private final class LoopbackServerCore: Sendable {
     struct State {
         var routes: [Route] = []
         var requests: [LoopbackRequest] = []
-        var connections: [Int: Int32] = [:]
-        var acceptedConnections = 0
         var clientHangUps = 0
         var completedResponses = 0
-        var stopped = false
     }
 
-    let threadNamePrefix: String
     let state = Locked(State())
-    private let listener: Int32
-    private let threads = DispatchGroup()
+    /// The listener, the connections, their threads and the stop flag.
+    let acceptor: ConnectionAcceptor
     private let fallback: Handler
 
     init(listener: Int32, threadNamePrefix: String, fallback: @escaping Handler) {
-        self.listener = listener
-        self.threadNamePrefix = threadNamePrefix
+        self.acceptor = ConnectionAcceptor(listener: listener, threadNamePrefix: threadNamePrefix)
         self.fallback = fallback
     }
 
-    /// Starts the accept thread.
+    /// Starts accepting; each connection is served on its own thread, then closed.
     func start() {
-        threads.enter()
-        let thread = Thread { [self] in
-            ThreadName.setCurrent("\(threadNamePrefix)accept")
-            acceptLoop()
-            threads.leave()
-        }
-        thread.start()
-    }
-
-    /// Stops accepting, closes every connection and waits (up to 10 s) for every thread.
-    /// Safe to call more than once.
-    func shutdown() {
-        // Under the lock: a connection's thread takes it out of `connections` before closing
-        // it, so every descriptor still listed is open and ours. Outside the lock, a descriptor
-        // closed meanwhile could already be another socket of the process with the same number
-        // (another test's listener), and `shutdown(2)` on it would stop that one.
-        let first = state.withLock { state -> Bool in
-            if state.stopped { return false }
-            state.stopped = true
-            for descriptor in state.connections.values { POSIXSocket.shutdownBoth(descriptor) }
-            return true
-        }
-        guard first else { return }
-        _ = threads.wait(timeout: .now() + 10)
-        // Connections accepted while stopping.
-        state.withLock { state in
-            for descriptor in state.connections.values { POSIXSocket.shutdownBoth(descriptor) }
-        }
-        _ = threads.wait(timeout: .now() + 10)
-        POSIXSocket.closeDescriptor(listener)
-    }
-
-    private var isStopped: Bool { state.withLock { $0.stopped } }
-
-    // MARK: Accepting
-
-    private func acceptLoop() {
-        while !isStopped {
-            guard POSIXSocket.waitReadable(listener, milliseconds: 50) else { continue }
-            guard let client = POSIXSocket.accept(listener) else { continue }
-            let id = state.withLock { state -> Int? in
-                if state.stopped { return nil }
-                state.acceptedConnections += 1
-                state.connections[state.acceptedConnections] = client
-                return state.acceptedConnections
-            }
-            guard let id else {
-                POSIXSocket.closeDescriptor(client)
-                return
-            }
-            threads.enter()
-            let thread = Thread { [self] in
-                ThreadName.setCurrent("\(threadNamePrefix)c\(id)")
-                serve(connection: client, id: id)
-                state.withLock { _ = $0.connections.removeValue(forKey: id) }
-                POSIXSocket.closeDescriptor(client)
-                threads.leave()
-            }
-            thread.stackSize = 512 * 1024
-            thread.start()
+        acceptor.start { [self] descriptor, id in
+            serve(connection: descriptor, id: id)
+            return { POSIXSocket.closeDescriptor(descriptor) }
         }
     }
+
+    private var isStopped: Bool { acceptor.isStopped }
 
     // MARK: Serving
 
