@@ -44,7 +44,7 @@ public enum JustNetworkingError: Error, Sendable, Equatable, CustomStringConvert
         }
     }
 
-    /// What `dump(_:)` and debuggers show: the case and its values, except that a status
+    /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show: the case and its values, except that a status
     /// error's headers have their credentials replaced (`Set-Cookie`, …, as the core's log
     /// records show them) and its body is shown by size with its start redacted. The associated
     /// values keep everything as received.

@@ -5,22 +5,35 @@ import Foundation
 #endif
 
 extension Redactor {
-    /// The most bytes of a response body that `dump` and debuggers show of an error's response
+    /// The most bytes of a response body that `dump` and `po` show of an error's response
     /// (redacted as log records redact bodies).
     static let reflectedBodyExcerptLimit = 256
 
-    /// What a mirror shows for an error's `underlyingError`: a `URLError` or another `NSError`
-    /// as its domain and code only, since their user info holds the failing URL as it was sent
-    /// (a query token, user info); any other error as it is (this library's errors have mirrors
-    /// of their own, and a caller's error is the caller's); `nil` as `nil`.
+    /// What a mirror shows for an error beneath another (`underlyingError`, a wrapped cause):
+    /// - this library's errors, which have mirrors of their own, and `DecodingError`s (the
+    ///   service keeps them sanitized: case and coding path), as they are;
+    /// - a `URLError` as its code only, and any other error whose `NSError` form carries user
+    ///   info (an `NSError`, `CocoaError`: the failing URL as it was sent, a file's path) as
+    ///   its type, domain and code;
+    /// - an `EncodingError` as its case and the type of the value that did not encode (the
+    ///   value may be a password the caller was sending);
+    /// - any other error as it is (the caller's own); `nil` as `nil`.
     package static func reflected(_ error: (any Error)?) -> Any {
         guard let error else { return String?.none as Any }
+        if error is any CustomReflectable || error is DecodingError { return error }
         if let urlError = error as? URLError {
             return "URLError(code: \(urlError.code.rawValue))"
         }
-        if type(of: error) is NSError.Type {
-            let nsError = error as NSError
-            return "NSError(domain: \(PrintableText.escaping(nsError.domain)), code: \(nsError.code))"
+        if let encodingError = error as? EncodingError {
+            if case .invalidValue(let value, _) = encodingError {
+                return "EncodingError.invalidValue(\(type(of: value)))"
+            }
+            return "EncodingError"
+        }
+        let nsError = error as NSError
+        if type(of: error) is NSError.Type || !nsError.userInfo.isEmpty {
+            return
+                "\(type(of: error))(domain: \(PrintableText.escaping(nsError.domain)), code: \(nsError.code))"
         }
         return error
     }
@@ -31,14 +44,16 @@ extension Redactor {
         return self.url(url)
     }
 
-    /// Response headers as a mirror shows them: credentials replaced as log records show them.
-    package static func reflected(headers: [String: String]) -> [String: String] {
-        self.headers(headers)
+    /// Response headers as a mirror shows them: credentials replaced as log records show them,
+    /// and any of `secrets` wherever it appears.
+    package static func reflected(headers: [String: String], scrubbing secrets: [String] = []) -> [String: String] {
+        self.headers(headers, scrubbing: secrets)
     }
 
     /// A response body as a mirror shows it: its size and its start, redacted as log records
-    /// redact bodies (at most ``reflectedBodyExcerptLimit`` bytes of it).
-    package static func reflected(body: Data) -> String {
-        "\(body.count) bytes: \(bodyExcerpt(body, limit: reflectedBodyExcerptLimit))"
+    /// redact bodies (at most ``reflectedBodyExcerptLimit`` bytes of it), any of `secrets`
+    /// replaced wherever it appears.
+    package static func reflected(body: Data, scrubbing secrets: [String] = []) -> String {
+        "\(body.count) bytes: \(bodyExcerpt(body, limit: reflectedBodyExcerptLimit, scrubbing: secrets))"
     }
 }

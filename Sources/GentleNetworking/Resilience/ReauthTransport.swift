@@ -405,7 +405,8 @@ public final class ReauthTransport: HTTPTransportProtocol {
     ) -> TransportError {
         TransportError(
             .authenticationFailed, url: response.url ?? request.url, message: cause.message, underlyingError: cause,
-            response: HTTPErrorResponse(response, body: body))
+            response: HTTPErrorResponse(response, body: body).scrubbingShownText(
+                of: Redactor.credentialValues(of: request)))
     }
 }
 
@@ -489,7 +490,7 @@ public struct ReauthError: Error, Sendable, CustomStringConvertible, CustomRefle
         self.underlyingError = underlyingError
     }
 
-    /// What `dump(_:)` and debuggers show: the code, the message and the underlying error, a
+    /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show: the code, the message and the underlying error, a
     /// `URLError` by its code only (its user info holds the token endpoint's URL as sent).
     public var customMirror: Mirror {
         Mirror(

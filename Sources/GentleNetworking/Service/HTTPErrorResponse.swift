@@ -15,6 +15,18 @@ public struct HTTPErrorResponse: Sendable, Hashable {
     public let body: Data
     /// The URL the response came from, after redirects.
     public let url: URL?
+    /// What the mirror shows of the headers and the body, also scrubbed of the credential
+    /// values of the request that got this response (a server echoing a token in its error
+    /// body or a header of its own), made when the error is made (``scrubbingShownText(of:)``);
+    /// `nil`: redacted by name only, when the mirror is read. Not part of equality: it is
+    /// derived from the other properties.
+    private var shownText: ShownText?
+
+    /// See ``shownText``.
+    private struct ShownText: Sendable {
+        let headers: [String: String]
+        let body: String
+    }
 
     /// Creates a snapshot of a response.
     public init(statusCode: Int, headers: [String: String], body: Data, url: URL?) {
@@ -22,6 +34,32 @@ public struct HTTPErrorResponse: Sendable, Hashable {
         self.headers = headers
         self.body = body
         self.url = url
+    }
+
+    /// This response with what its mirror shows scrubbed of `secrets` too (the credential
+    /// values of the request that got it, ``Redactor/credentialValues(of:alsoHeaders:)``), so
+    /// that `dump(error)` hides an echoed token as the error's message does. The values are
+    /// not kept: the redacted text is made now. Unchanged when `secrets` is empty.
+    func scrubbingShownText(of secrets: [String]) -> HTTPErrorResponse {
+        guard !secrets.isEmpty else { return self }
+        var copy = self
+        copy.shownText = ShownText(
+            headers: Redactor.reflected(headers: headers, scrubbing: secrets),
+            body: Redactor.reflected(body: body, scrubbing: secrets))
+        return copy
+    }
+
+    /// Equal when the status, headers, body and URL are.
+    public static func == (lhs: HTTPErrorResponse, rhs: HTTPErrorResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.url == rhs.url
+    }
+
+    /// Hashes the status, headers, body and URL.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(url)
     }
 
     /// Captures `response` and `body`.
@@ -46,17 +84,20 @@ public struct HTTPErrorResponse: Sendable, Hashable {
 }
 
 extension HTTPErrorResponse: CustomReflectable {
-    /// What `dump(_:)` and debuggers show: the status, the headers with credentials replaced
-    /// (`Set-Cookie`, `Authorization`, …, as log records show them), the body's size and its
-    /// start redacted, and the URL without user info or secret query values. The properties
-    /// themselves keep everything as received.
+    /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show (they read this mirror;
+    /// a debugger's variable view reads the stored properties instead): the status, the headers
+    /// with credentials replaced (`Set-Cookie`, `Authorization`, …, as log records show them),
+    /// the body's size and its start redacted, each also scrubbed of the request's credential
+    /// values when the error was made by ``HTTPNetworkService`` or ``ReauthTransport``, and the
+    /// URL without user info or secret query values. The properties themselves keep everything
+    /// as received.
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
                 "statusCode": statusCode,
-                "headers": Redactor.reflected(headers: headers),
-                "body": Redactor.reflected(body: body),
+                "headers": shownText?.headers ?? Redactor.reflected(headers: headers),
+                "body": shownText?.body ?? Redactor.reflected(body: body),
                 "url": Redactor.reflected(url),
             ], displayStyle: .struct)
     }

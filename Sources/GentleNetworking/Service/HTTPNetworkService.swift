@@ -130,7 +130,8 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             secrets: secrets(of: request))
         return NetworkError(
             .decodingFailed, message: failure.description, url: response.url,
-            response: HTTPErrorResponse(response, body: data), decodingFailure: failure,
+            response: HTTPErrorResponse(response, body: data).scrubbingShownText(of: secrets(of: request)),
+            decodingFailure: failure,
             // The decoder's own error quotes the server's values (an echoed token, a 50 MB enum
             // value): its case and coding path, its texts cut and scrubbed.
             underlyingError: DecodingFailure.sanitized(error, sentWith: request, alsoHeaders: [authService.headerField])
@@ -282,7 +283,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
 
     /// The error for a non-2xx `response`, with its status, headers and body.
     func statusError(_ response: HTTPURLResponse, data: Data, request: URLRequest) -> NetworkError {
-        let snapshot = HTTPErrorResponse(response, body: data)
+        let snapshot = HTTPErrorResponse(response, body: data).scrubbingShownText(of: secrets(of: request))
         guard let status = HTTPStatusError(statusCode: response.statusCode) else {
             // Unreachable: callers check for 2xx first. A 2xx is not a status error.
             return NetworkError(
@@ -418,13 +419,15 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
                 return NetworkError(.invalidRequest, message: error.message, url: request.url, underlyingError: error)
             case .authenticationFailed:
                 // The 401 with the refresh's failure attached, as the status error it is.
+                let response = error.response?.scrubbingShownText(of: secrets(of: request))
                 return NetworkError(
                     .httpStatusError(.unauthorized), message: error.message, url: error.response?.url ?? request.url,
-                    response: error.response, underlyingError: error.underlyingError ?? error)
+                    response: response, underlyingError: error.underlyingError ?? error.replacingResponse(response))
             case .unexpectedNotModified:
+                let response = error.response?.scrubbingShownText(of: secrets(of: request))
                 return NetworkError(
                     .unexpectedNotModified, message: error.message, url: error.response?.url ?? request.url,
-                    response: error.response, underlyingError: error)
+                    response: response, underlyingError: error.replacingResponse(response))
             default:
                 break
             }

@@ -99,7 +99,7 @@ public enum NetworkError: Error, Sendable, CustomStringConvertible {
             self.underlyingError = underlyingError
         }
 
-        /// What `dump(_:)` and debuggers show: every property, with the URL redacted as log
+        /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show: every property, with the URL redacted as log
         /// records show it, the underlying error's `URLError` by its code only (its user info
         /// holds the URL as sent) and the response redacted (see ``HTTPErrorResponse``). The
         /// properties keep everything as it was.

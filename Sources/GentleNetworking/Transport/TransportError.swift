@@ -80,12 +80,18 @@ public struct TransportError: Error, Sendable, CustomStringConvertible, CustomRe
         self.response = response
     }
 
+    /// This error with `response` instead of its own (the same response, its mirror's text
+    /// scrubbed of the request's credentials).
+    func replacingResponse(_ response: HTTPErrorResponse?) -> TransportError {
+        TransportError(code, url: url, message: message, underlyingError: underlyingError, response: response)
+    }
+
     /// The code and message.
     public var description: String {
         "TransportError.\(code): \(message)"
     }
 
-    /// What `dump(_:)` and debuggers show: the code, the message, the URL redacted as log
+    /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show: the code, the message, the URL redacted as log
     /// records show it, the underlying error (a `URLError` by its code only: its user info holds
     /// the URL as sent) and the response (redacted, see ``HTTPErrorResponse``). The properties
     /// keep everything as it was.

@@ -43,7 +43,7 @@ public struct HttpError: Error, Sendable, CustomStringConvertible, CustomReflect
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    /// What `dump(_:)` and debuggers show: the status, the headers with credentials replaced
+    /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show: the status, the headers with credentials replaced
     /// (`Set-Cookie`, …, as the core's log records show them) and the body's size with its
     /// start redacted. ``headers``, ``body`` and ``data`` keep everything as received.
     public var customMirror: Mirror {

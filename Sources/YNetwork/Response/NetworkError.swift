@@ -9,7 +9,7 @@ import GentleNetworking
 /// network" or "bad TLS" are mapped to ``noInternet(_:)`` and ``invalidSSL(_:)``; any other
 /// transport error (a timeout, cancellation) is thrown as it is, except a request the transport
 /// refused to send (`TransportError` `.invalidRequest`), which is ``serialization(_:)``.
-public enum NetworkError: Error, Equatable {
+public enum NetworkError: Error, Equatable, CustomReflectable {
     /// A relative path with no base path in the request or the configuration.
     case noBasePath
     /// The path, base path and query do not form a URL.
@@ -63,6 +63,40 @@ public enum NetworkError: Error, Equatable {
         default:
             return false
         }
+    }
+
+    /// What `dump(_:)`, `String(reflecting:)` and LLDB's `po` show: the case, and a wrapped
+    /// error as the core shows one beneath another (a `URLError` or an `NSError` by its code,
+    /// since its user info holds the failing URL as it was sent; the core's errors with their
+    /// own redacting mirrors).
+    public var customMirror: Mirror {
+        // Shaped like the default mirror of an enum (one child named after the case, none for a
+        // case without a value), so printing the error shows what it did: `invalidURL`,
+        // `noInternet(…)`.
+        func wrapped(_ name: String, _ error: any Error) -> Mirror {
+            Mirror(self, children: [name: Redactor.reflected(error)], displayStyle: .enum)
+        }
+        switch self {
+        case .deserialization(let error): return wrapped("deserialization", error)
+        case .serialization(let error): return wrapped("serialization", error)
+        case .invalidSSL(let error): return wrapped("invalidSSL", error)
+        case .noInternet(let error): return wrapped("noInternet", error)
+        case .unexpectedResponse(let type):
+            // Printed `unexpectedResponse(type: …)`, as the default mirror prints it (a labelled
+            // one-element tuple cannot be made).
+            return Mirror(
+                self, children: ["unexpectedResponse": LabeledPayload(text: "type: \(String(reflecting: type))")],
+                displayStyle: .enum)
+        case .noBasePath, .invalidURL, .notConfigured, .invalidResponse, .noData, .noDecoder, .noEncoder,
+            .unauthenticated:
+            return Mirror(self, children: [:], displayStyle: .enum)
+        }
+    }
+
+    /// A case's labelled value as the default mirror prints it.
+    private struct LabeledPayload: CustomDebugStringConvertible {
+        let text: String
+        var debugDescription: String { text }
     }
 
     /// `error` as a ``NetworkError`` where one applies (unreachable network, TLS, a request the

@@ -7,12 +7,14 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `dump(error)` (and a debugger's view, which reads the same mirror) must not show what an
+/// `dump(error)` (and `String(reflecting:)` and LLDB's `po`, which read the same mirror) must not show what an
 /// error's `description` leaves out: a query token or user info in its URL, a `Set-Cookie` or a
 /// credential in the response, a `URLError`'s failing URL. The properties keep everything.
-@Suite("Errors: what dump and debuggers show")
+@Suite("Errors: what dump shows")
 struct ErrorReflectionTests {
-    static let secrets = ["QUERY-SECRET", "USER-SECRET", "COOKIE-SECRET", "BODY-SECRET", "FAILING-SECRET"]
+    static let secrets = [
+        "QUERY-SECRET", "USER-SECRET", "COOKIE-SECRET", "BODY-SECRET", "FAILING-SECRET", "ECHOED-TOKEN-1234",
+    ]
 
     static let url = URL(string: "https://alice:USER-SECRET@api.example.com/v1/items?access_token=QUERY-SECRET&page=2")!
 
@@ -117,6 +119,77 @@ struct ErrorReflectionTests {
         Self.expectNoSecret(text)
         #expect(text.contains("access_token=<redacted>"), "\(text)")
         #expect(text.contains(#"\"error\":\"forbidden\""#), "\(text)")
+    }
+
+    @Test(
+        "Over the wire, a token the server echoes in its error body or a header of its own is not in the dump",
+        arguments: TransportKind.all)
+    func echoedToken(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let echo: @Sendable (LoopbackRequest) -> LoopbackResponse = { request in
+            let token = request.header("Authorization") ?? ""
+            return LoopbackResponse(
+                status: request.path.hasPrefix("/denied") ? 403 : 401,
+                headers: [("Content-Type", "application/json"), ("X-Echo", token)],
+                body: Data(#"{"error":"invalid token \#(token)","hint":"sign in"}"#.utf8))
+        }
+        server.route("GET", "/denied", handler: echo)
+        server.route("GET", "/expired", handler: echo)
+        let auth = InMemoryAuthService(token: "ECHOED-TOKEN-1234")
+        let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
+
+        // A status error made by the service.
+        let service = HTTPNetworkService(transport: try kind.make(), authService: auth)
+        let denied = await #expect(throws: NetworkError.self) {
+            try await service.requestVoid(
+                to: Endpoint(path: "/denied", method: .get, requiresAuth: true), via: environment)
+        }
+        #expect(server.requests(path: "/denied").first?.header("Authorization") == "Bearer ECHOED-TOKEN-1234")
+        #expect(denied?.response?.header("X-Echo") == "Bearer ECHOED-TOKEN-1234", "kept as received")
+        var text = Self.dumped(denied as Any)
+        Self.expectNoSecret(text)
+        #expect(text.contains("sign in"), "\(text)")
+
+        // A 401 that ReauthTransport could not recover (the refresh fails), through the service
+        // and from the transport alone.
+        struct RefreshFailed: Error {}
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) { throw RefreshFailed() }
+        let reauthService = HTTPNetworkService(transport: reauth, authService: auth)
+        let expired = await #expect(throws: NetworkError.self) {
+            try await reauthService.requestVoid(
+                to: Endpoint(path: "/expired", method: .get, requiresAuth: true), via: environment)
+        }
+        #expect(expired?.statusCode == 401)
+        text = Self.dumped(expired as Any)
+        Self.expectNoSecret(text)
+        #expect(text.contains("sign in"), "\(text)")
+        var request = URLRequest(url: server.url("/expired"))
+        request.setValue("Bearer ECHOED-TOKEN-1234", forHTTPHeaderField: "Authorization")
+        let direct = await #expect(throws: TransportError.self) { _ = try await reauth.data(for: request) }
+        #expect(direct?.code == .authenticationFailed)
+        Self.expectNoSecret(Self.dumped(direct as Any))
+    }
+
+    @Test("An NSError, a CocoaError and an EncodingError beneath show no URL, path or value")
+    func wrappedFoundationErrors() {
+        let nsError = NSError(
+            domain: NSURLErrorDomain, code: -1001,
+            userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://h/?key=FAILING-SECRET")!])
+        let cocoa = CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: "/home/USER-SECRET/file"])
+        let encoding = EncodingError.invalidValue(
+            "BODY-SECRET", EncodingError.Context(codingPath: [], debugDescription: "BODY-SECRET is not valid"))
+        for underlying in [nsError, cocoa, encoding] as [any Error] {
+            let error = NetworkError(.encodingFailed, message: "Failed.", underlyingError: underlying)
+            let text = Self.dumped(error)
+            Self.expectNoSecret(text)
+            Self.expectNoSecret(
+                Self.dumped(TransportError(.other, url: nil, message: "x", underlyingError: underlying)))
+        }
+        #expect(Self.dumped(NetworkError(.encodingFailed, message: "", underlyingError: cocoa)).contains("CocoaError"))
+        #expect(
+            Self.dumped(NetworkError(.encodingFailed, message: "", underlyingError: encoding)).contains(
+                "EncodingError.invalidValue(String)"))
     }
 
     @Test("Over the wire, a connection refused dumps without the query token", arguments: TransportKind.all)

@@ -56,19 +56,20 @@ struct URLSessionStreamTests {
             var iterator = stream.makeAsyncIterator()
             var received = try #require(try await iterator.next())
             // The consumer falls behind while the server sends everything, and what the session
-            // delivers past the buffer goes to disk. Waited for, not assumed once the server has
-            // written the last byte: the kernel's socket buffers hold megabytes that corelibs
-            // may not have read yet (under load the file was not there yet in 1 of 5 runs).
-            let deadline = Date().addingTimeInterval(60)
-            var openSpillFiles: [String] = []
+            // delivers past the buffer goes to disk: a spill file holding at least 6 of the 8 MiB
+            // (no other test spills that much; their files may be open meanwhile, so any spill
+            // file would not do). Waited for, not assumed once the server has written the last
+            // byte: the kernel's socket buffers hold megabytes that corelibs may not have read
+            // yet (under load it was not there yet in 1 of 5 runs).
+            let deadline = Date().addingTimeInterval(120)
+            var ours: [(target: String, size: Int64)] = []
             while Date() < deadline {
-                openSpillFiles = openFileTargets().filter { $0.contains("gentle-stream-") }
-                if server.completedResponseCount > 0, !openSpillFiles.isEmpty { break }
+                ours = openSpillFiles().filter { $0.size >= 6 << 20 }
+                if server.completedResponseCount > 0, !ours.isEmpty { break }
                 try await Task.sleep(nanoseconds: 20_000_000)
             }
-            #expect(!openSpillFiles.isEmpty, "the unread bytes are on disk")
-            #expect(
-                openSpillFiles.allSatisfy { $0.hasSuffix("(deleted)") }, "in a file with no name: \(openSpillFiles)")
+            #expect(ours.count == 1, "the unread bytes are on disk: \(openSpillFiles())")
+            #expect(ours.allSatisfy { $0.target.hasSuffix("(deleted)") }, "in a file with no name: \(ours)")
             while let chunk = try await iterator.next() { received.append(chunk) }
             #expect(received.count == body.count)
             #expect(received == body)
@@ -186,6 +187,20 @@ struct URLSessionStreamTests {
 }
 
 /// Where this process's open descriptors point (from /proc/self/fd).
+/// The stream spill files this process has open: where each descriptor points and the size of
+/// the file (which has no name any more).
+func openSpillFiles() -> [(target: String, size: Int64)] {
+    let manager = FileManager.default
+    return ((try? manager.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { descriptor in
+        let path = "/proc/self/fd/\(descriptor)"
+        guard let target = try? manager.destinationOfSymbolicLink(atPath: path), target.contains("gentle-stream-")
+        else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return (target, Int64(status.st_size))
+    }
+}
+
 func openFileTargets() -> [String] {
     let manager = FileManager.default
     return ((try? manager.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap {

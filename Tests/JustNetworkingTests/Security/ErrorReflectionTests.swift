@@ -2,7 +2,7 @@ import Foundation
 import JustNetworking
 import Testing
 
-/// `dump(error)` and debuggers read an error's mirror: a status error shows its headers with
+/// `dump(error)`, `String(reflecting:)` and `po` read an error's mirror: a status error shows its headers with
 /// credentials replaced and its body by size with its start redacted; the other cases as they are.
 @Suite("JustNetworking: what dump shows of an error")
 struct JustNetworkingErrorReflectionTests {
