@@ -219,7 +219,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 message: "\(policy.maxRefreshes) token refreshes within \(policy.window) s; not refreshing again.",
                 underlyingError: lastTransient)
             ExchangeRecorder.note(.refreshFailed(reason: "\(limit.code)"))
-            throw Self.unauthorized(response, body: data, request: request, cause: limit)
+            throw unauthorized(response, body: data, request: request, cause: limit)
         case .startRefresh, .joinRefresh:
             if action == .startRefresh {
                 startRefresh(number: refreshNumber, probe: unauthenticated)
@@ -379,7 +379,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 waiter?.resume(throwing: CancellationError())
             }
         } catch let failure as ReauthError {
-            throw Self.unauthorized(response, body: body, request: request, cause: failure)
+            throw unauthorized(response, body: body, request: request, cause: failure)
         }
     }
 
@@ -400,13 +400,15 @@ public final class ReauthTransport: HTTPTransportProtocol {
         SHA256Digest.hexHash(credential)
     }
 
-    private static func unauthorized(
+    /// The error for a 401 this transport could not recover; what its response shows is scrubbed
+    /// of the request's credentials, the auth service's own header included.
+    private func unauthorized(
         _ response: HTTPURLResponse, body: Data, request: URLRequest, cause: ReauthError
     ) -> TransportError {
         TransportError(
             .authenticationFailed, url: response.url ?? request.url, message: cause.message, underlyingError: cause,
             response: HTTPErrorResponse(response, body: body).scrubbingShownText(
-                of: Redactor.credentialValues(of: request)))
+                of: Redactor.credentialValues(of: request, alsoHeaders: [authService.headerField])))
     }
 }
 

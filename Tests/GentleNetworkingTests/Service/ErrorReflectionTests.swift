@@ -171,6 +171,36 @@ struct ErrorReflectionTests {
         Self.expectNoSecret(Self.dumped(direct as Any))
     }
 
+    @Test(
+        "ReauthTransport alone: a token sent in the auth service's own header and echoed back is not in the dump",
+        arguments: TransportKind.all)
+    func echoedOwnHeader(kind: TransportKind) async throws {
+        struct TicketAuth: AuthServiceProtocol {
+            var headerField: String { "X-Ticket" }
+            var headerValuePrefix: String { "" }
+            func loadAccessToken() async throws -> String? { "ECHOED-TOKEN-1234" }
+            func saveAccessToken(_ token: String) async throws {}
+            func deleteAccessToken() async throws {}
+        }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/expired") { request in
+            LoopbackResponse(
+                status: 401, headers: [("X-Echo", request.header("X-Ticket") ?? "")],
+                body: Data("ticket \(request.header("X-Ticket") ?? "") expired".utf8))
+        }
+        struct RefreshFailed: Error {}
+        let reauth = ReauthTransport(inner: try kind.make(), authService: TicketAuth()) { throw RefreshFailed() }
+        var request = URLRequest(url: server.url("/expired"))
+        request.setValue("ECHOED-TOKEN-1234", forHTTPHeaderField: "X-Ticket")
+        let error = await #expect(throws: TransportError.self) { _ = try await reauth.data(for: request) }
+        #expect(error?.code == .authenticationFailed)
+        #expect(server.requests(path: "/expired").first?.header("X-Ticket") == "ECHOED-TOKEN-1234")
+        let text = Self.dumped(error as Any)
+        Self.expectNoSecret(text)
+        #expect(text.contains("expired"), "\(text)")
+    }
+
     @Test("An NSError, a CocoaError and an EncodingError beneath show no URL, path or value")
     func wrappedFoundationErrors() {
         let nsError = NSError(
