@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworking
 
 #if canImport(Glibc)
     import Glibc
@@ -39,10 +40,8 @@ struct ProcessSample: Sendable {
         defer { closedir(directory) }
         var count = 0
         while let entry = readdir(directory) {
-            let isDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
-            if !isDot { count += 1 }
+            let name = directoryEntryName(entry)
+            if name != "." && name != ".." { count += 1 }
         }
         return count
     }

@@ -189,9 +189,7 @@ package enum AtomicFile {
         guard let stream = opendir(directory) else { return }
         var abandoned: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            guard let name = directoryEntryName(entry) else { continue }
             guard let writer = writerProcess(ofTemporary: name, targetsEndingWith: suffix) else { continue }
             if let namespace = writer.namespace, namespace != pidNamespace {
                 var info = stat()
