@@ -271,14 +271,14 @@ struct NetworkManagerWireTests {
         #expect(sent.map(\.cachePolicy) == [.reloadIgnoringLocalCacheData, .returnCacheDataElseLoad])
     }
 
-    @Test("A request timeout of 1 s wins over the configuration's 120 s: a held request fails well before 120 s")
+    @Test("A request timeout of 1 s wins over the configuration's 600 s: a held request fails well before 600 s")
     func timeoutOnTheWire() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("GET", "/slow") { _ in
-            LoopbackResponse.json(#"{"id":1,"name":"x"}"#).with { $0.delayBeforeHeaders = 300 }
+            LoopbackResponse.json(#"{"id":1,"name":"x"}"#).with { $0.delayBeforeHeaders = 900 }
         }
-        let manager = makeManager(server: server, timeoutInterval: 120)
+        let manager = makeManager(server: server, timeoutInterval: 600)
         let started = Date()
         do {
             let _: User = try await manager.submit(Post(path: "slow", method: .GET, timeoutInterval: 1))
@@ -286,8 +286,9 @@ struct NetworkManagerWireTests {
         } catch let error as TransportError {
             #expect(error.code == .timedOut)
         }
-        // Generous: under ThreadSanitizer the test's own task can wait tens of seconds for a thread.
-        #expect(Date().timeIntervalSince(started) < 100)
+        // Generous: under ThreadSanitizer on a 2-core machine the main group's tests end at a
+        // median of 90–130 s after they start (a bound of 100 s against 120 s failed there).
+        #expect(Date().timeIntervalSince(started) < 400)
         #expect(server.requests(path: "/slow").count == 1)
     }
 

@@ -408,15 +408,16 @@ struct SessionManagerTests {
         server.route("POST", "/refresh") { _ in .json(#"{"error":"invalid_client"}"#, status: 401) }
         let session = SelfAuthorizingRefreshSession()
         let manager = makeManager(
-            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 120))
+            server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 600))
         let started = Date()
         await #expect(throws: YNetwork.NetworkError.unauthenticated) {
             let _: User = try await manager.submit(Me())
         }
         // Before: the refresh's own 401 joined the refresh in flight, which waited for itself
-        // until the 120 s timeout. Loose: the parallel runs stall every test in the process at
-        // once, for 20 s (one CI run) and 65 s (under ThreadSanitizer).
-        #expect(Date().timeIntervalSince(started) < 100, "\(Date().timeIntervalSince(started)) s")
+        // until the timeout (600 s here). Loose: under ThreadSanitizer on a 2-core machine the
+        // main group's tests end at a median of 90–130 s after they start (a bound of 100 s
+        // against a 120 s timeout failed there).
+        #expect(Date().timeIntervalSince(started) < 400, "\(Date().timeIntervalSince(started)) s")
         #expect(session.refreshes.values.count == 1)
         #expect(server.requests(path: "/refresh").count == 1)
     }
