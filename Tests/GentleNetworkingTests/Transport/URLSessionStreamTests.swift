@@ -140,14 +140,19 @@ struct URLSessionStreamTests {
 
             var silent = URLRequest(url: server.url("/silent"))
             silent.timeoutInterval = 1
-            let started = ContinuousClock.now
-            await #expect {
-                _ = try await transport.data(for: silent)
-            } throws: { ($0 as? TransportError)?.code == .timedOut }
             // corelibs' own timer, of the request's whole seconds: 1.003 s measured here (it was
-            // given a second more, the watchdog's margin, and took 2 s).
-            let waited = ContinuousClock.now - started
-            #expect(waited < .milliseconds(1_800), "\(waited)")
+            // given a second more, the watchdog's margin, and took 2 s). The shortest of up to
+            // three tries counts: a loaded run once took 2.04 s for a 1 s timer, and a timer of
+            // 2 s can never take less than 2 s.
+            var shortest = Duration.seconds(3_600)
+            for _ in 0..<3 where shortest >= .milliseconds(1_800) {
+                let started = ContinuousClock.now
+                await #expect {
+                    _ = try await transport.data(for: silent)
+                } throws: { ($0 as? TransportError)?.code == .timedOut }
+                shortest = min(shortest, ContinuousClock.now - started)
+            }
+            #expect(shortest < .milliseconds(1_800), "\(shortest)")
 
             // A 401 with a Basic challenge (corelibs hangs on it past every timeout when no
             // delegate answers): it ends within the timeout here too, now that the watchdog
