@@ -450,7 +450,9 @@ struct SessionManagerTests {
         #expect(failures == 5)
         #expect(elapsed < 200, "took \(elapsed) s")  // far below the refresh's 300 s; a starved run is slow
         #expect(session.refreshes.values.count == 1)
-        #expect(server.requests(path: "/refresh").count == 1)
+        // At most one on the wire: a starved run (ThreadSanitizer, every suite at once) once
+        // reached the refresh timeout before the refresh's request was sent, and none arrived.
+        #expect(server.requests(path: "/refresh").count <= 1)
         #expect(server.requests(path: "/me").count == 5)
         #expect(server.requests(path: "/me").allSatisfy { $0.bearerToken == "expired" })
     }
@@ -520,8 +522,9 @@ struct SessionManagerTests {
         } catch {
             #expect(error as? YNetwork.NetworkError == .unauthenticated)
         }
-        // The refresh sleeps 300 s unless cancelled; cancelled, it records it at once.
-        let deadline = Date().addingTimeInterval(60)
+        // The refresh sleeps 300 s unless cancelled; cancelled, it records it at once (the wait
+        // is long for a starved run, where trivial tests have taken 80-130 s).
+        let deadline = Date().addingTimeInterval(250)
         while session.cancelled.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(session.cancelled.values == [true])
     }
