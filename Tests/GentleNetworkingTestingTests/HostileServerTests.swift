@@ -17,7 +17,7 @@ private struct WireClient {
     init(port: UInt16) throws {
         guard let descriptor = POSIXSocket.connectLoopback(port: port) else { throw POSIXError(.ECONNREFUSED) }
         self.descriptor = descriptor
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -116,7 +116,7 @@ private struct ParsedHead {
 }
 
 /// Polls `condition` every 10 ms for up to `seconds`.
-func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+func eventually(within seconds: TimeInterval = 120, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }

@@ -16,7 +16,7 @@ struct RawClient {
     init(port: UInt16) throws {
         guard let descriptor = POSIXSocket.connectLoopback(port: port) else { throw POSIXError(.ECONNREFUSED) }
         self.descriptor = descriptor
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

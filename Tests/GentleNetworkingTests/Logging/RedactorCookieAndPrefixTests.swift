@@ -60,9 +60,15 @@ struct RedactorCookieAndPrefixTests {
         var body = Data(#"{"access_token":"TOKEN-SECRET","user":"alice","pad":""#.utf8)
         body.append(Data(repeating: UInt8(ascii: "a"), count: 100 * 1024 * 1024))
         body.append(Data(#"","password":"LATE-SECRET"}"#.utf8))
-        let start = Date()
-        let excerpt = Redactor.bodyExcerpt(body, limit: 256)
-        let elapsed = Date().timeIntervalSince(start)
+        // The shortest of up to three tries counts: parsing 100 MiB takes about a second on
+        // every try, and one stall of a starved run must not decide.
+        var excerpt = ""
+        var elapsed = Double.infinity
+        for _ in 0..<3 where elapsed >= 1 {
+            let start = Date()
+            excerpt = Redactor.bodyExcerpt(body, limit: 256)
+            elapsed = min(elapsed, Date().timeIntervalSince(start))
+        }
         #expect(elapsed < 1, "took \(elapsed) s: the whole body was parsed")
         #expect(excerpt.hasPrefix(#"{"access_token":"<redacted>","user":"alice","pad":"aaa"#), "\(excerpt.prefix(80))")
         #expect(!excerpt.contains("TOKEN-SECRET") && !excerpt.contains("LATE-SECRET"))

@@ -218,6 +218,8 @@ struct RedactionGapTests {
         let redacted = Redactor.redactMarkup(hostile)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         #expect(redacted.hasSuffix(Redactor.placeholder))
-        #expect(seconds < 5, "\(seconds) s")
+        // Loose for a starved run (ThreadSanitizer, every suite at once): quadratic work on
+        // 200,000 tags takes hours, not minutes.
+        #expect(seconds < 120, "\(seconds) s")
     }
 }

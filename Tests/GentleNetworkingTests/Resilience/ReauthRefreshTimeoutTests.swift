@@ -17,7 +17,7 @@ struct ReauthRefreshTimeoutTests {
             if request.bearerToken == "new" { return .json(#"{"ok":true}"#) }
             // Hold each 401 until all 5 first requests are in, so they all join one refresh.
             arrived.withLock { $0 += 1 }
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(120)
             while arrived.current < 5 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
             return .status(401)
         }
@@ -26,7 +26,9 @@ struct ReauthRefreshTimeoutTests {
         let refreshCancelled = Locked(false)
         let reauth = ReauthTransport(
             inner: URLSessionTransport(session: makeIsolatedSession()), authService: auth,
-            policy: ReauthPolicy(refreshTimeout: 0.5)
+            // 20 s: every 401 joins the refresh before it times out, even in a starved run (at
+            // 0.5 s a late one would start a second refresh).
+            policy: ReauthPolicy(refreshTimeout: 20)
         ) {
             switch mode.current {
             case .hang:
@@ -71,7 +73,7 @@ struct ReauthRefreshTimeoutTests {
         #expect(reauth.refreshCount == 1)
         #expect(server.requests(path: "/data").count == 5, "each request reached the server once, no retry")
 
-        for _ in 0..<200 where !refreshCancelled.current { try await Task.sleep(nanoseconds: 10_000_000) }
+        for _ in 0..<20_000 where !refreshCancelled.current { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(refreshCancelled.current, "the timed-out refresh task is cancelled")
 
         // The coordinator was reset: the next 401 starts a new refresh, which now succeeds.
@@ -132,7 +134,7 @@ struct ReauthRefreshTimeoutTests {
         }
         let (_, response) = try await quick.data(for: Self.request(server))
         #expect(response.statusCode == 200)
-        for _ in 0..<200 where !timerCancelled.current { try await Task.sleep(nanoseconds: 10_000_000) }
+        for _ in 0..<20_000 where !timerCancelled.current { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(timerCancelled.current, "the timer of a finished refresh does not linger")
     }
 

@@ -162,8 +162,18 @@ struct ReauthSharedServiceTests {
             request.header("Authorization") == "Bearer new-token"
                 ? .json(#"{"id":1,"property":"ok"}"#) : .text("expired", status: 401)
         }
-        server.route("POST", "/token") { _ in
-            LoopbackResponse.json(#"{"access_token":"new-token"}"#).with { $0.delayBeforeHeaders = 1 }
+        // The refresh ends only once every stack's first try has reached the server (up to
+        // 120 s): a try sent after it would rightly go out with the new token.
+        server.route("POST", "/token") { [weak server] _ in
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline,
+                (server?.receivedRequests.filter {
+                    $0.path.hasPrefix("/me") && $0.header("Authorization") == "Bearer old-token"
+                }.count ?? 0) < 4
+            {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return LoopbackResponse.json(#"{"access_token":"new-token"}"#)
         }
         let auth = InMemoryAuthService(token: "old-token")
         let refresh: @Sendable () async throws -> Void = {
@@ -173,7 +183,7 @@ struct ReauthSharedServiceTests {
             try await auth.saveAccessToken("new-token")
         }
         var stacks: [ReauthTransport] = []
-        for kind in TransportKind.all + TransportKind.all {
+        for kind in TransportKind.all + TransportKind.all {  // 4 stacks: the /token route waits for 4 tries
             stacks.append(ReauthTransport(inner: try kind.make(), authService: auth, refreshToken: refresh))
         }
         let services = stacks.map { HTTPNetworkService(transport: $0, authService: auth) }

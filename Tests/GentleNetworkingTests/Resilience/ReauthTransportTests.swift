@@ -76,10 +76,10 @@ struct ReauthTransportTests {
 
     @Test("A failed refresh fails every waiter with 401 and the refresh error attached")
     func failedRefresh() async throws {
-        // The refresh fails only after all ten requests have reached the server (and 0.5 s more
+        // The refresh fails only after all ten requests have reached the server (and 10 s more
         // for their 401s to join it): a 401 arriving after the failure would rightly start a
-        // second refresh, as under ThreadSanitizer on a loaded machine it once did.
-        let api = try AuthAPI(refreshDelay: 0.5, refreshStatus: 500, refreshAfterDataRequests: 10)
+        // second refresh, as under ThreadSanitizer on a loaded machine it once did (with 0.5 s).
+        let api = try AuthAPI(refreshDelay: 10, refreshStatus: 500, refreshAfterDataRequests: 10)
         defer { api.server.shutdown() }
         let stack = makeStack(api)
         let environment = api.environment
@@ -281,7 +281,9 @@ struct ReauthTransportTests {
 
     @Test("Cancelling a caller that waits for a slow refresh returns at once; the refresh still completes")
     func cancelWhileWaiting() async throws {
-        let api = try AuthAPI(refreshDelay: 6)
+        // A refresh of 20 s, so a starved run's stalls (seconds) stay far below it (and below
+        // the isolated session's 30 s timeout, which the refresh's own request is under).
+        let api = try AuthAPI(refreshDelay: 20)
         defer { api.server.shutdown() }
         let stack = makeStack(api)
         let environment = api.environment
@@ -292,8 +294,8 @@ struct ReauthTransportTests {
         let cancelledAt = Date()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(Date().timeIntervalSince(cancelledAt) < 4, "well before the 6 s refresh ends")
-        let deadline = Date().addingTimeInterval(20)
+        #expect(Date().timeIntervalSince(cancelledAt) < 15, "well before the 20 s refresh ends")
+        let deadline = Date().addingTimeInterval(300)
         while try await stack.auth.loadAccessToken() != "t2", Date() < deadline {
             try await Task.sleep(nanoseconds: 50_000_000)
         }

@@ -19,8 +19,10 @@ struct StreamCancellationTests {
         return server
     }
 
-    /// Runs `body` in a task cancelled after 300 ms, and returns what it threw.
-    private static func cancelled(_ body: @escaping @Sendable () async throws -> Void) async -> (any Error)? {
+    /// Runs `body` in a task cancelled 300 ms after `sent` holds, and returns what it threw.
+    private static func cancelled(
+        once sent: () -> Bool, _ body: @escaping @Sendable () async throws -> Void
+    ) async -> (any Error)? {
         let task = Task {
             do {
                 try await body()
@@ -29,6 +31,9 @@ struct StreamCancellationTests {
                 return error
             }
         }
+        // Once the request is on the wire (up to 200 s for a starved run), and a moment more.
+        let deadline = Date().addingTimeInterval(200)
+        while !sent(), Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
         try? await Task.sleep(nanoseconds: 300_000_000)
         task.cancel()
         return await task.value
@@ -41,7 +46,7 @@ struct StreamCancellationTests {
         defer { server.shutdown() }
         let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
         let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
-        let error = await Self.cancelled {
+        let error = await Self.cancelled(once: { server.requests(path: "/held").count == 1 }) {
             _ = try await service.stream(to: Endpoint(path: "/held", method: .get), via: environment)
         }
         #expect(error is CancellationError, "\(String(describing: error))")
@@ -55,7 +60,9 @@ struct StreamCancellationTests {
         let reauth = ReauthTransport(
             inner: try kind.make(), authService: auth, refreshToken: { try await auth.saveAccessToken("t1") })
         let request = try await auth.authorize(URLRequest(url: server.url("/held")))
-        let error = await Self.cancelled { _ = try await reauth.stream(for: request) }
+        let error = await Self.cancelled(once: { server.requests(path: "/held").count == 1 }) {
+            _ = try await reauth.stream(for: request)
+        }
         #expect(error is CancellationError, "\(String(describing: error))")
         #expect(reauth.refreshCount == 0)
         #expect(server.requests(path: "/held").count == 1)

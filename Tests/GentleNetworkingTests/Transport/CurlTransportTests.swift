@@ -88,7 +88,8 @@
             let transport = try CurlTransport()
             /// The pool's idle count once the loop has cleaned up (it does so just after resuming).
             func settledIdleCount(_ expected: Int) async throws -> Int {
-                for _ in 0..<200 where transport.handles.idleCount != expected {
+                // Up to 120 s: a starved run can hold the loop thread for seconds.
+                for _ in 0..<24_000 where transport.handles.idleCount != expected {
                     try await Task.sleep(nanoseconds: 5_000_000)
                 }
                 return transport.handles.idleCount
@@ -321,7 +322,12 @@
             #expect(server.completedResponseCount == 0, "the server is held back while the consumer sleeps")
             while let chunk = try await iterator.next() { received += chunk.count }
             #expect(received == size)
-            try await Task.sleep(nanoseconds: 50_000_000)
+            // The server counts the response once its last write returns, which can come well
+            // after the client has read the last byte in a starved run.
+            let deadline = Date().addingTimeInterval(120)
+            while server.completedResponseCount == 0, Date() < deadline {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
             #expect(server.completedResponseCount == 1)
         }
 

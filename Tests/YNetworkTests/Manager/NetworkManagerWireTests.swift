@@ -281,7 +281,8 @@ struct NetworkManagerWireTests {
         let manager = makeManager(server: server, timeoutInterval: 600)
         let started = Date()
         do {
-            let _: User = try await manager.submit(Post(path: "slow", method: .GET, timeoutInterval: 1))
+            // 30 s, not 1: a starved run once hit a 1 s timeout before the request was sent.
+            let _: User = try await manager.submit(Post(path: "slow", method: .GET, timeoutInterval: 30))
             Issue.record("The request must time out")
         } catch let error as TransportError {
             #expect(error.code == .timedOut)

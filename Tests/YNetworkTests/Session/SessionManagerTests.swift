@@ -108,6 +108,15 @@ struct SessionManagerTests {
     func sharedRefresh(round: Int) async throws {
         let server = try makeServer()
         defer { server.shutdown() }
+        // The refresh ends only once all 20 first tries have reached the server (up to 120 s): a
+        // starved run could otherwise send one after it, rightly with the fresh token.
+        server.route("POST", "/refresh") { [weak server] _ in
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline, (server?.requests(path: "/me").count ?? 0) < 20 {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return .json(#"{"token":"fresh"}"#)
+        }
         let session = TokenSession(token: "expired")
         let manager = makeManager(server: server, sessionManager: session)
 
@@ -149,6 +158,13 @@ struct SessionManagerTests {
             return LoopbackResponse.json(#"{"error":"expired"}"#, status: 401).with {
                 $0.delayBeforeHeaders = late ? 0.5 : 0
             }
+        }
+        // The refresh fails only once all 20 requests have reached the server (up to 120 s): one
+        // a starved run sent after the failure would rightly start another refresh.
+        server.route("POST", "/refresh") { _ in
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline, seen.values.count < 20 { Thread.sleep(forTimeInterval: 0.01) }
+            return .json(#"{"error":"unavailable"}"#, status: 500)
         }
         let session = TokenSession(token: "expired", refreshDelay: 0.05)
         let manager = makeManager(server: server, sessionManager: session)

@@ -104,8 +104,9 @@ func waitFor<Value: Sendable>(_ start: (@escaping @Sendable (Value) -> Void) -> 
     }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`; true once it holds.
-func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` every 10 ms for up to `seconds`; true once it holds. The default is long
+/// for a starved run (ThreadSanitizer, every suite at once); a condition that holds returns at once.
+func eventually(within seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
