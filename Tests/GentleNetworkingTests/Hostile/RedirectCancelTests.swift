@@ -26,11 +26,18 @@ struct RedirectCancelTests {
         let request = URLRequest(url: server.url("/from"))
         let (body, _) = try await transport.data(for: request)
         #expect(body == Data("arrived".utf8))
-        // Seeded, so a failing run can be repeated; delays around a redirect's round trip.
+        // Seeded, so a failing run can be repeated; delays around a redirect's round trip: up
+        // to 2.5 ms, or twice a warm one's time when that was longer, at most 100 ms (a starved
+        // run's round trips can all take longer than 2.5 ms, and then none arrived).
+        let warm = ContinuousClock.now
+        _ = try await transport.data(for: request)
+        let roundTrip = (ContinuousClock.now - warm).components
+        let microseconds = UInt64(clamping: roundTrip.seconds * 1_000_000 + roundTrip.attoseconds / 1_000_000_000_000)
+        let longest = max(2_500, min(microseconds * 2, 100_000))
         var random = SplitMix64(seed: 0x5EED_0302)
         var outcomes: [String: Int] = [:]
         for iteration in 0..<600 {
-            let delay = UInt64.random(in: 0...2_500, using: &random)
+            let delay = UInt64.random(in: 0...longest, using: &random)
             let streaming = iteration % 3 == 2
             let task = Task { () -> Data in
                 if streaming {
@@ -57,7 +64,7 @@ struct RedirectCancelTests {
     }
 
     /// Cancelled as it starts, a URLSession call could end before its watchdog was stored; the
-    /// watchdog then kept the call (and a stream's buffer) alive until the idle timeout, 60 s
+    /// watchdog then kept the call (and a stream's buffer) alive until the idle timeout, 600 s
     /// here. The window is two lock acquisitions wide: this test saw it in a review's stress
     /// runs about once in eight, so it guards rather than proves.
     @Test("Calls cancelled as they start free themselves at once, not at their idle timeout")
@@ -67,7 +74,7 @@ struct RedirectCancelTests {
         server.route("GET", "/slow") { _ in .eventStream((1...100).map { "data: \($0)\n\n" }, delay: 0.5) }
         let transport = try TransportKind.urlSession.make()
         var slow = URLRequest(url: server.url("/slow"))
-        slow.timeoutInterval = 60
+        slow.timeoutInterval = 600
         let request = slow
         var random = SplitMix64(seed: 0x5EED_0060)
         let delays = (0..<300).map { _ in UInt64.random(in: 0...400, using: &random) }
@@ -87,9 +94,10 @@ struct RedirectCancelTests {
                 _ = await task.result
             }
         }
-        let deadline = Date().addingTimeInterval(10)
+        // Loose for a starved run; the bug held them for the 600 s idle timeout.
+        let deadline = Date().addingTimeInterval(200)
         while !watch.alive.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
-        #expect(watch.alive.isEmpty, "alive 10 s after the last cancel: \(watch.alive)")
+        #expect(watch.alive.isEmpty, "alive 200 s after the last cancel: \(watch.alive)")
         // A task cancelled before it runs makes no call at all.
         #expect(watch.registered["SessionCall", default: 0] > 0, "\(watch.registered)")
     }

@@ -38,13 +38,13 @@ struct PinningTransportConfigurationTests {
         defer { server.shutdown() }
         server.route("GET", "/slow") { _ in
             var response = LoopbackResponse.text("late")
-            response.delayBeforeHeaders = 5
+            response.delayBeforeHeaders = 45
             return response
         }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 0.5
         let transport = PinningTransport(pinnedDomains: pins, configuration: configuration)
-        // The server answers after 5 s, well within the default 60 s: only the configured 0.5 s
+        // The server answers after 45 s, within the default 60 s: only the configured 0.5 s
         // makes this a timeout (no wall-clock bound, which a loaded machine would break).
         await #expect {
             _ = try await transport.data(for: URLRequest(url: server.url("/slow")))

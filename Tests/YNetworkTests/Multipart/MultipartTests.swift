@@ -114,7 +114,7 @@ struct MultipartTests {
         // Other tests running in parallel make (and remove) such files too: wait until no file
         // made since `before` is left; a file this request leaked would never go.
         var left = temporaryMultipartFiles().subtracting(before)
-        for _ in 0..<50 where !left.isEmpty {
+        for _ in 0..<2_000 where !left.isEmpty {  // up to 200 s: a starved test may hold its file
             try await Task.sleep(nanoseconds: 100_000_000)
             left = temporaryMultipartFiles().subtracting(before)
         }
@@ -172,7 +172,7 @@ struct MultipartTests {
         let assembler = RequestAssembler(configuration: NetworkManagerConfiguration(basePath: "https://h.example"))
         for (name, form) in forms {
             let outcome = Mutex<(any Error)?>(nil)
-            let finished = finishes(within: 10) {
+            let finished = finishes(within: 120) {
                 do {
                     let built = try assembler.build(Upload(multipart: form))
                     built.removeTemporaryFile()
@@ -180,7 +180,7 @@ struct MultipartTests {
                     outcome.withLock { $0 = error }
                 }
             }
-            #expect(finished, "\(name): still reading \(path) after 10 s")
+            #expect(finished, "\(name): still reading \(path) after 120 s")
             guard finished else { continue }
             let error = outcome.withLock { $0 }
             guard case .serialization(let underlying)? = error as? YNetwork.NetworkError else {
@@ -205,10 +205,10 @@ struct MultipartTests {
             ])
             let output = directory.appendingPathComponent("body-\(UUID())")
             let outcome = Mutex<(any Error)?>(nil)
-            let finished = finishes(within: 10) {
+            let finished = finishes(within: 120) {
                 do { try form.writeBody(to: output) } catch { outcome.withLock { $0 = error } }
             }
-            #expect(finished, "\(path): still reading after 10 s")
+            #expect(finished, "\(path): still reading after 120 s")
             guard finished else { continue }
             #expect(outcome.withLock { $0 } as? MultipartError == .unreadableFile(special), "\(path)")
         }
