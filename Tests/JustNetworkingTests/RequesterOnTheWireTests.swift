@@ -577,7 +577,8 @@ struct TransportRequesterStackTests {
                 state.arrived = true
                 state.task?.cancel()
             }
-            return LoopbackResponse.json("{}").with { $0.delayBeforeHeaders = 10 }
+            // Long (shutdown interrupts it): the cancel must end the call, not the answer.
+            return LoopbackResponse.json("{}").with { $0.delayBeforeHeaders = 300 }
         }
         let marked = MarkedQueue()
         let request = RequestType<Void>(

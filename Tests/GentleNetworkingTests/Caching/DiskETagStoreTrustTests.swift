@@ -95,7 +95,7 @@ struct DiskETagStoreTrustTests {
         #expect(mkfifo(path, 0o600) == 0)
         let started = Date()
         #expect(await store.cachedResponse(for: key) == nil)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 60)  // a FIFO opened for reading blocks forever
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
