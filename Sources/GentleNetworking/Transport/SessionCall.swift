@@ -264,12 +264,29 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private func watch() async {
         while !Task.isCancelled {
             let now = DispatchTime.now().uptimeNanoseconds
-            let (lastActivity, finished, idleLeftToSession) = state.withLock { state -> (UInt64, Bool, Bool) in
+            let (lastActivity, finished, idleLeftToSession, task) = state.withLock {
+                state -> (UInt64, Bool, Bool, URLSessionDataTask?) in
                 // A task suspended for a slow consumer is not idle.
                 if state.suspended { state.lastActivity = now }
-                return (state.lastActivity, state.finished, state.idleLeftToSession)
+                return (state.lastActivity, state.finished, state.idleLeftToSession, state.task)
             }
             if finished { return }
+            // Linux, a session with a delegate of its own: corelibs holds the body until the end,
+            // but it tells the length a response declares. Above the limit, the exchange ends
+            // now rather than once that much is held. corelibs sets that property on its own
+            // queue without a lock: an aligned 64-bit value written once per response, read
+            // here; a stale read only delays the check by one round.
+            let watchesLength = idleLeftToSession && bodyLimit != nil && declaredLengthIsTheBody
+            if watchesLength, let task, let bodyLimit, task.countOfBytesExpectedToReceive > bodyLimit {
+                let declared = task.countOfBytesExpectedToReceive
+                fail(
+                    TransportError(
+                        .responseTooLarge, url: request.url,
+                        message:
+                            "The response declares \(declared) body bytes, above the limit of \(bodyLimit); the connection was closed."
+                    ))
+                return
+            }
             let idleDeadline = idleLeftToSession ? UInt64.max : lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
             let totalDeadline = totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
             if now >= totalDeadline {
@@ -285,7 +302,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                         .timedOut, url: request.url, message: "No data for \(idleTimeout) s (the request's timeout)."))
                 return
             }
-            let wait = min(idleDeadline, totalDeadline) - now
+            // Watching a declared length: every 50 ms (it is known once the head arrives).
+            let wait = min(min(idleDeadline, totalDeadline) - now, watchesLength ? 50_000_000 : UInt64.max)
             try? await Task.sleep(nanoseconds: min(wait, 1_000_000_000_000) + 1_000_000)
         }
     }
@@ -462,6 +480,15 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             if let buffer { deliverHead(http, buffer: buffer) }
         }
         finish(error: error)
+    }
+
+    /// Whether a `Content-Length` of the response is the size of its body, as far as the request
+    /// tells: not for `HEAD` (the length a `GET` would have) nor for a conditional request (a
+    /// 304 may declare the stored representation's length and carry no body).
+    private var declaredLengthIsTheBody: Bool {
+        if (request.httpMethod ?? "GET").uppercased() == "HEAD" { return false }
+        let conditional = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"]
+        return !conditional.contains { request.value(forHTTPHeaderField: $0) != nil }
     }
 
     private func tooLarge() -> TransportError {

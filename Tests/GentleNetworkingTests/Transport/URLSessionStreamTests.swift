@@ -117,6 +117,49 @@ struct URLSessionStreamTests {
             #expect(server.requests(path: "/body").count == 1)
         }
 
+        /// corelibs holds the body of a session with a delegate of its own until the transfer
+        /// ends, but tells the length the response declares: above the body limit, the call ends
+        /// at once. Before, it held what arrived and waited for the rest (here, the 120 s idle
+        /// timeout, `.timedOut`).
+        @Test(
+            "Linux: a session with a delegate of its own: a declared length above the body limit ends the call at once"
+        )
+        func ownDelegateDeclaredLength() async throws {
+            final class OwnDelegate: NSObject, URLSessionDataDelegate, Sendable {}
+            let server = try HostileServer()
+            defer { server.shutdown() }
+            let declared = "Content-Length: 67108864\r\n\r\n"
+            let head = Data(("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n" + declared).utf8)
+            server.route("/big", .rawThenHold(head + Data(repeating: 0x61, count: 64 << 10)))
+            // A HEAD's length is not a body: that call ends as usual. (A 304 declaring a length,
+            // which the check leaves alone too, cannot be shown here: corelibs itself waits for
+            // that many body bytes after a 304, until the timeout.)
+            server.route("/head", .rawThenHold(head))
+            let session = URLSession(configuration: .ephemeral, delegate: OwnDelegate(), delegateQueue: nil)
+            defer { session.finishTasksAndInvalidate() }
+            let transport = URLSessionTransport(session: session, limits: ResponseLimits(maxBodyBytes: 1 << 20))
+            var request = URLRequest(url: server.url("/big"))
+            request.timeoutInterval = 120
+            let started = ContinuousClock.now
+            await #expect {
+                _ = try await transport.data(for: request)
+            } throws: { error in
+                let transportError = error as? TransportError
+                return transportError?.code == .responseTooLarge
+                    && transportError?.message.contains("declares 67108864 body bytes") == true
+            }
+            #expect(ContinuousClock.now - started < .seconds(60), "at once, not at the 120 s idle timeout")
+            let deadline = Date().addingTimeInterval(120)
+            while server.clientHangUpCount == 0, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+            #expect(server.clientHangUpCount == 1, "the connection was closed")
+
+            var headRequest = URLRequest(url: server.url("/head"))
+            headRequest.httpMethod = "HEAD"
+            headRequest.timeoutInterval = 120
+            let (headBody, headResponse) = try await transport.data(for: headRequest)
+            #expect(headResponse.statusCode == 200 && headBody.isEmpty)
+        }
+
         @Test(
             "Linux: a session with a delegate of its own: a body flowing past the timeout arrives whole; silence is .timedOut"
         )
