@@ -355,7 +355,9 @@ struct CarelessCallerTests {
             #expect(error.code == .timedOut)
         }
         let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed >= 0.45 && elapsed < 60, "\(elapsed) s")
+        // Below the fallbacks too (the isolated session's and libcurl's connect timeout of 30 s),
+        // which a transport ignoring the request's timeout would end at.
+        #expect(elapsed >= 0.45 && elapsed < 20, "\(elapsed) s")
     }
 
     @Test(

@@ -162,14 +162,16 @@ struct ReauthSharedServiceTests {
             request.header("Authorization") == "Bearer new-token"
                 ? .json(#"{"id":1,"property":"ok"}"#) : .text("expired", status: 401)
         }
-        // The refresh ends only once every stack's first try has reached the server (up to
-        // 120 s): a try sent after it would rightly go out with the new token.
+        // The refresh ends only once every stack's first try has reached the server (its wait is
+        // cut at 25 s, inside the refresh timeout): a try sent after it would rightly go out
+        // with the new token. Two stacks per transport kind.
+        let stackCount = 2 * TransportKind.all.count
         server.route("POST", "/token") { [weak server] _ in
-            let deadline = Date().addingTimeInterval(120)
+            let deadline = Date().addingTimeInterval(25)
             while Date() < deadline,
                 (server?.receivedRequests.filter {
                     $0.path.hasPrefix("/me") && $0.header("Authorization") == "Bearer old-token"
-                }.count ?? 0) < 4
+                }.count ?? 0) < stackCount
             {
                 Thread.sleep(forTimeInterval: 0.01)
             }
@@ -183,7 +185,7 @@ struct ReauthSharedServiceTests {
             try await auth.saveAccessToken("new-token")
         }
         var stacks: [ReauthTransport] = []
-        for kind in TransportKind.all + TransportKind.all {  // 4 stacks: the /token route waits for 4 tries
+        for kind in TransportKind.all + TransportKind.all {  // stackCount: the /token route waits for them
             stacks.append(ReauthTransport(inner: try kind.make(), authService: auth, refreshToken: refresh))
         }
         let services = stacks.map { HTTPNetworkService(transport: $0, authService: auth) }

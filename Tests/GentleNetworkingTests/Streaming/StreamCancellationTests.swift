@@ -46,7 +46,7 @@ struct StreamCancellationTests {
         defer { server.shutdown() }
         let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
         let environment = DefaultAPIEnvironment(baseURL: server.baseURL)
-        let error = await Self.cancelled(once: { server.requests(path: "/held").count == 1 }) {
+        let error = await Self.cancelled(once: { !server.requests(path: "/held").isEmpty }) {
             _ = try await service.stream(to: Endpoint(path: "/held", method: .get), via: environment)
         }
         #expect(error is CancellationError, "\(String(describing: error))")
@@ -60,7 +60,7 @@ struct StreamCancellationTests {
         let reauth = ReauthTransport(
             inner: try kind.make(), authService: auth, refreshToken: { try await auth.saveAccessToken("t1") })
         let request = try await auth.authorize(URLRequest(url: server.url("/held")))
-        let error = await Self.cancelled(once: { server.requests(path: "/held").count == 1 }) {
+        let error = await Self.cancelled(once: { !server.requests(path: "/held").isEmpty }) {
             _ = try await reauth.stream(for: request)
         }
         #expect(error is CancellationError, "\(String(describing: error))")
