@@ -271,7 +271,7 @@ struct NetworkManagerWireTests {
         #expect(sent.map(\.cachePolicy) == [.reloadIgnoringLocalCacheData, .returnCacheDataElseLoad])
     }
 
-    @Test("A request timeout of 1 s wins over the configuration's 600 s: a held request fails well before 600 s")
+    @Test("A request timeout of 30 s wins over the configuration's 600 s: a held request fails well before 600 s")
     func timeoutOnTheWire() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
