@@ -56,10 +56,6 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         /// Linux: the next request of a redirect that keeps the body, which corelibs cannot
         /// send again: the transport follows it with a call of its own.
         var bodyRedirect: URLRequest?
-        /// Linux, a session with a delegate of its own: no event tells this call that bytes
-        /// arrive, so the idle timeout is the session's own (corelibs restarts its timer on each
-        /// chunk) and the watchdog keeps the total deadline only.
-        var idleLeftToSession = false
         /// The redirect callback is deciding: the session waits for its answer. corelibs traps
         /// ("Received callback for HTTP redirection, but we're not waiting for it") when the
         /// task is cancelled before that answer and the answer comes after: a cancel is held
@@ -164,14 +160,6 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         fail(CancellationError())
     }
 
-    /// Linux, a session with a delegate of its own (its completion handler reports the
-    /// exchange): the idle timeout is left to corelibs, which sees the bytes arrive. The
-    /// watchdog counted none and failed every exchange longer than the timeout, bytes flowing
-    /// or not.
-    func leaveIdleTimeoutToSession() {
-        state.withLock { $0.idleLeftToSession = true }
-    }
-
     /// Where corelibs tasks are created, resumed and cancelled (Linux): off the cooperative pool.
     static let corelibsQueue = DispatchQueue(label: "gentle.urlsession", attributes: .concurrent)
 
@@ -264,30 +252,13 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private func watch() async {
         while !Task.isCancelled {
             let now = DispatchTime.now().uptimeNanoseconds
-            let (lastActivity, finished, idleLeftToSession, task) = state.withLock {
-                state -> (UInt64, Bool, Bool, URLSessionDataTask?) in
+            let (lastActivity, finished) = state.withLock { state -> (UInt64, Bool) in
                 // A task suspended for a slow consumer is not idle.
                 if state.suspended { state.lastActivity = now }
-                return (state.lastActivity, state.finished, state.idleLeftToSession, state.task)
+                return (state.lastActivity, state.finished)
             }
             if finished { return }
-            // Linux, a session with a delegate of its own: corelibs holds the body until the end,
-            // but it tells the length a response declares. Above the limit, the exchange ends
-            // now rather than once that much is held. corelibs sets that property on its own
-            // queue without a lock: an aligned 64-bit value written once per response, read
-            // here; a stale read only delays the check by one round.
-            let watchesLength = idleLeftToSession && bodyLimit != nil && declaredLengthIsTheBody
-            if watchesLength, let task, let bodyLimit, task.countOfBytesExpectedToReceive > bodyLimit {
-                let declared = task.countOfBytesExpectedToReceive
-                fail(
-                    TransportError(
-                        .responseTooLarge, url: request.url,
-                        message:
-                            "The response declares \(declared) body bytes, above the limit of \(bodyLimit); the connection was closed."
-                    ))
-                return
-            }
-            let idleDeadline = idleLeftToSession ? UInt64.max : lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
+            let idleDeadline = lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
             let totalDeadline = totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
             if now >= totalDeadline {
                 fail(
@@ -302,8 +273,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                         .timedOut, url: request.url, message: "No data for \(idleTimeout) s (the request's timeout)."))
                 return
             }
-            // Watching a declared length: every 50 ms (it is known once the head arrives).
-            let wait = min(min(idleDeadline, totalDeadline) - now, watchesLength ? 50_000_000 : UInt64.max)
+            let wait = min(idleDeadline, totalDeadline) - now
             try? await Task.sleep(nanoseconds: min(wait, 1_000_000_000_000) + 1_000_000)
         }
     }
@@ -432,38 +402,6 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         if overLimit { fail(tooLarge(), fromDelegate: true) }
     }
 
-    /// The completion handler's path (Linux, a session with its own delegate): the same
-    /// checks, after the fact.
-    func completed(data: Data?, response: URLResponse?, error: (any Error)?) {
-        if let redirectFailure = state.withLock({ $0.redirectFailure }) {
-            complete(.failure(redirectFailure))
-            return
-        }
-        if error == nil, let http = response as? HTTPURLResponse {
-            if let failure = check(http) {
-                complete(.failure(failure))
-                return
-            }
-            let body = data ?? Data()
-            if buffer != nil {
-                state.withLock { $0.response = http }
-                if let buffer { deliverHead(http, buffer: buffer) }
-                if !body.isEmpty { _ = buffer?.append(body) }
-                finish(error: error)
-                return
-            }
-            if let bodyLimit, Int64(body.count) > bodyLimit {
-                complete(.failure(tooLarge()))
-                return
-            }
-            state.withLock {
-                $0.response = http
-                $0.body = body
-            }
-        }
-        finish(error: error)
-    }
-
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         // corelibs never tells the delegate about a 3xx's head (nor its body, which it keeps): a
         // 3xx it did not follow (no `Location`, or one we refused) ends with no response
@@ -480,15 +418,6 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             if let buffer { deliverHead(http, buffer: buffer) }
         }
         finish(error: error)
-    }
-
-    /// Whether a `Content-Length` of the response is the size of its body, as far as the request
-    /// tells: not for `HEAD` (the length a `GET` would have) nor for a conditional request (a
-    /// 304 may declare the stored representation's length and carry no body).
-    private var declaredLengthIsTheBody: Bool {
-        if (request.httpMethod ?? "GET").uppercased() == "HEAD" { return false }
-        let conditional = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"]
-        return !conditional.contains { request.value(forHTTPHeaderField: $0) != nil }
     }
 
     private func tooLarge() -> TransportError {

@@ -60,10 +60,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         private let configurationHeaders: ConfigurationHeaders
         /// corelibs calls a task's own delegate for redirects only, never for data, so on Linux
         /// the exchanges run on a session made from `session`'s configuration whose delegate
-        /// routes each task's events to its call. `nil` when `session` has a delegate of its
-        /// own (it is then used as it is: the total deadline enforced, the idle timeout left to
-        /// corelibs, which restarts it on each chunk, and the body limit checked once the body
-        /// is complete, so the body is held in memory until then).
+        /// routes each task's events to its call: for every session, with a delegate of its own
+        /// or not. (A task of a session with a delegate has to report through its completion
+        /// handler, which gets the body only once it is complete: an endless body of no declared
+        /// length grew memory until a deadline. The session's delegate was not called for such
+        /// a task either: the task's own delegate took its redirects and challenges.)
         ///
         /// Made on first use, off the caller's thread (see ``SessionCall/corelibsQueue``).
         private let routed: Locked<RoutedSession>
@@ -74,9 +75,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// - Parameters:
     ///   - session: The session to send with; `URLSession.shared` by default. On Linux, its
     ///     configuration's `httpAdditionalHeaders` are put on each request that does not set them
-    ///     (validated, and dropped on a redirect to another origin when they are credentials). A
-    ///     session with a delegate of its own is used as it is, and corelibs adds those headers
-    ///     to every redirect hop itself: keep credentials out of such a session's configuration.
+    ///     (validated, and dropped on a redirect to another origin when they are credentials).
+    ///     On Linux the exchanges run on a session of the transport's own, made from `session`'s
+    ///     configuration (its cookie storage, cache, protocol classes and timeouts, clamped), with
+    ///     a delegate of its own or not: invalidating `session` does not cancel them, and
+    ///     `session`'s delegate is not called for them. On Apple platforms they are tasks of
+    ///     `session`, whose delegate keeps the challenges it is asked (TLS trust).
     ///   - maxRedirects: The redirect limit; 10 by default. Negative values count as 0.
     ///   - limits: `ResponseLimits()` by default.
     ///   - totalTimeout: `nil` by default. NaN, zero and negative values mean none; infinite
@@ -94,7 +98,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         self.limits = limits
         self.totalTimeout = totalTimeout.flatMap(Clamp.timeout)
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
-            self.routed = Locked(session.delegate == nil ? .notYetMade : .notUsed)
+            self.routed = Locked(.notYetMade)
             self.configurationHeaders = ConfigurationHeaders(session.configuration)
         #endif
     }
@@ -102,8 +106,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
         /// Why `session` cannot be handed a request, when its configuration's request timeout is
         /// one corelibs traps on (NaN, infinite, or beyond an `Int` of milliseconds: it converts
-        /// it to one before it reads the request's own) and the session is used as it is (it has
-        /// a delegate of its own; a routed session gets a clamped copy).
+        /// it to one before it reads the request's own) and the session is used as it is
+        /// (JustNetworking's requester over a session with a delegate of its own; a routed
+        /// session gets a clamped copy).
         package static func unusableTimeout(of session: URLSession) -> TransportError? {
             guard session.delegate != nil else { return nil }
             let seconds = session.configuration.timeoutIntervalForRequest
@@ -118,11 +123,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// The routed session, made the first time it is needed (corelibs may block creating it).
         private static func routedSession(
             _ routed: Locked<RoutedSession>, for session: URLSession
-        ) -> (URLSession, SessionRouter)? {
+        ) -> (URLSession, SessionRouter) {
             routed.withLock { state in
                 switch state {
-                case .notUsed:
-                    return nil
                 case .made(let routedSession, let router):
                     return (routedSession, router)
                 case .notYetMade:
@@ -205,7 +208,6 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             var sent = try RequestValidator.prepared(try await RequestBodyStream.reading(request))
         #else
-            if let problem = Self.unusableTimeout(of: session) { throw problem }
             var withHeaders = try await RequestBodyStream.reading(request)
             try configurationHeaders.add(to: &withHeaders)
             var sent = try RequestValidator.prepared(withHeaders)
@@ -262,21 +264,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     // which one busy transfer can hold for seconds: never on the cooperative pool.
                     SessionCall.corelibsQueue.async { [session, routed, prepared] in
                         let sent = prepared
-                        let task: URLSessionDataTask
-                        if let (routedSession, router) = Self.routedSession(routed, for: session) {
-                            task = routedSession.dataTask(with: sent)
-                            router.register(call, for: task)
-                        } else {
-                            // corelibs' timer is the idle timeout here: the whole seconds of it, without
-                            // the second the watchdog's margin adds.
-                            var own = sent
-                            own.timeoutInterval = max(1, sent.timeoutInterval - 1)
-                            task = session.dataTask(with: own) { data, response, error in
-                                call.completed(data: data, response: response, error: error)
-                            }
-                            task.delegate = call  // redirects only
-                            call.leaveIdleTimeoutToSession()
-                        }
+                        let (routedSession, router) = Self.routedSession(routed, for: session)
+                        let task = routedSession.dataTask(with: sent)
+                        router.register(call, for: task)
                         call.start(task)
                     }
                 #endif
@@ -368,11 +358,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
 #endif
 
 #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
-    /// Whether a ``URLSessionTransport`` on Linux sends through its own routed session.
+    /// The routed session of a ``URLSessionTransport`` on Linux, made on first use.
     private enum RoutedSession: @unchecked Sendable {
         // @unchecked: URLSession and the router are thread-safe; the enum is kept in a `Locked`.
-        /// The given session has its own delegate: it is used as it is.
-        case notUsed
         /// Not needed yet.
         case notYetMade
         /// In use.
