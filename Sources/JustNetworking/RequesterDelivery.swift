@@ -15,8 +15,8 @@ enum RequesterDelivery {
         for request: T, response: @escaping RequestResponse<T.Response>
     ) -> URLRequest? {
         do {
-            // Any Double is a timeout: a session's own data task (Apple platforms, or a session
-            // with a delegate on Linux) gets one corelibs cannot trap on (NaN and infinity did).
+            // Any Double is a timeout: a session's own data task (Apple platforms) gets one the
+            // system accepts (on Linux, corelibs trapped on NaN and infinity).
             let urlRequest = Clamp.sessionSafeTimeout(try request.makeURLRequest())
             // Sent as every transport sends it, whichever requester runs it.
             do throws(TransportError) {

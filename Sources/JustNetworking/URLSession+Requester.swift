@@ -16,59 +16,53 @@ extension URLSession: Requester {
     ///   first, and a session whose configuration adds a credential header itself does not take
     ///   such a hop at all (an upgrade to `https` on the same host excepted).
     ///
-    /// On Linux, a session without a delegate (such as `URLSession.shared`) sends through a
-    /// ``URLSessionTransport`` made from it (one per session, kept for the 8 most recently used),
-    /// because a plain data task of corelibs' URLSession never completes on a 401 with
-    /// `WWW-Authenticate`, re-sends a 307/308 with an empty body, restarts its timeout on every
-    /// chunk and holds any body in memory. So there, a 401 is delivered, a 307/308 sends the body
-    /// again, the request's timeout is an idle timeout that holds, redirects stop after 10, and
-    /// at most 100 MiB of body is held (past it: `TransportError(.responseTooLarge)`). Such a
-    /// request starts on a session of the transport's own, so invalidating this session does
-    /// not cancel it. Elsewhere (Apple platforms, and a session with a delegate, which decides
-    /// redirects and challenges) it is a data task of this session.
+    /// On Linux the session sends through a ``URLSessionTransport`` made from it (one per
+    /// session, kept for the 8 most recently used), because a data task of corelibs' URLSession
+    /// never completes on a 401 with `WWW-Authenticate` (unless a delegate answers it), re-sends
+    /// a 307/308 with an empty body, restarts its timeout on every chunk and holds any body in
+    /// memory. So there, a 401 is delivered, a 307/308 sends the body again, the request's
+    /// timeout is an idle timeout that holds, redirects stop after 10, and at most 100 MiB of
+    /// body is held (past it: `TransportError(.responseTooLarge)`). Such a request starts on a
+    /// session of the transport's own, made from this one's configuration, so invalidating this
+    /// session does not cancel it. A session with a delegate of its own is asked about each
+    /// redirect the transport's rules allow (`urlSession(_:task:willPerformHTTPRedirection:
+    /// newRequest:completionHandler:)` on its delegate queue, with the transport's task, the
+    /// request already stripped of credentials for another origin); it is not called otherwise.
+    /// On Apple platforms it is a data task of this session, whose delegate decides redirects
+    /// (after the rules above) and challenges.
     public func execute<T: Request>(_ request: T, response: @escaping RequestResponse<T.Response>) {
         guard let urlRequest = RequesterDelivery.urlRequest(for: request, response: response) else { return }
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
-            if delegate == nil {
-                let transport = SessionRequesterTransports.transport(for: self)
-                Task {
-                    let outcome: RequesterDelivery.Outcome
-                    do {
-                        let (data, httpResponse) = try await transport.data(for: urlRequest)
-                        outcome = .body(data, statusCode: httpResponse.statusCode, headers: httpResponse.stringHeaders)
-                    } catch {
-                        outcome = .failure(SessionRequesterTransports.deliverable(error))
-                    }
-                    RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
+            let transport = SessionRequesterTransports.transport(for: self)
+            Task {
+                let outcome: RequesterDelivery.Outcome
+                do {
+                    let (data, httpResponse) = try await transport.data(for: urlRequest)
+                    outcome = .body(data, statusCode: httpResponse.statusCode, headers: httpResponse.stringHeaders)
+                } catch {
+                    outcome = .failure(SessionRequesterTransports.deliverable(error))
                 }
-                return
+                RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
             }
-            // A session used as it is: corelibs converts its configuration's request timeout to
-            // an integer before anything else, and trapped on NaN or infinity.
-            if let unusable = URLSessionTransport.unusableTimeout(of: self) {
-                RequesterDelivery.deliver(
-                    .failure(JustNetworkingError.invalidRequest(reason: unusable.message)), for: request,
-                    sent: urlRequest, response: response)
-                return
+        #else
+            let task = dataTask(with: urlRequest) { data, urlResponse, error in
+                let outcome: RequesterDelivery.Outcome
+                if let error {
+                    outcome = .failure(error)
+                } else if let httpResponse = urlResponse as? HTTPURLResponse {
+                    outcome = .body(
+                        data ?? Data(), statusCode: httpResponse.statusCode,
+                        headers: httpResponse.stringHeaders)
+                } else {
+                    outcome = .failure(JustNetworkingError.notHTTPResponse)
+                }
+                RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
             }
+            // Credentials never follow a redirect to another origin; the session's delegate, if
+            // any, still decides whether to follow.
+            task.delegate = RedirectCredentialGuard(originalURL: urlRequest.url)
+            task.resume()
         #endif
-        let task = dataTask(with: urlRequest) { data, urlResponse, error in
-            let outcome: RequesterDelivery.Outcome
-            if let error {
-                outcome = .failure(error)
-            } else if let httpResponse = urlResponse as? HTTPURLResponse {
-                outcome = .body(
-                    data ?? Data(), statusCode: httpResponse.statusCode,
-                    headers: httpResponse.stringHeaders)
-            } else {
-                outcome = .failure(JustNetworkingError.notHTTPResponse)
-            }
-            RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
-        }
-        // Credentials never follow a redirect to another origin; the session's delegate, if
-        // any, still decides whether to follow.
-        task.delegate = RedirectCredentialGuard(originalURL: urlRequest.url)
-        task.resume()
     }
 }
 
@@ -93,10 +87,27 @@ enum SessionRequesterTransports {
                 entries.append(entry)
                 return entry.transport
             }
-            let transport = URLSessionTransport(session: session)
+            let transport = URLSessionTransport(session: session, redirectApprover: redirectApprover(for: session))
             entries.append((key, transport))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
             return transport
+        }
+    }
+
+    /// For a session whose delegate takes task events: asks it about each redirect, on the
+    /// session's delegate queue, as a data task of the session would.
+    static func redirectApprover(for session: URLSession) -> URLSessionTransport.RedirectApprover? {
+        guard session.delegate is any URLSessionTaskDelegate else { return nil }
+        return { [weak session] task, response, next, answer in
+            guard let session, let delegate = session.delegate as? any URLSessionTaskDelegate else {
+                answer(next)
+                return
+            }
+            session.delegateQueue.addOperation {
+                delegate.urlSession(
+                    session, task: task, willPerformHTTPRedirection: response, newRequest: next,
+                    completionHandler: answer)
+            }
         }
     }
 

@@ -69,6 +69,19 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// Made on first use, off the caller's thread (see ``SessionCall/corelibsQueue``).
         private let routed: Locked<RoutedSession>
     #endif
+    /// Asked about each redirect after the transport's own rules; `nil` (the default) for the
+    /// rules alone. See ``RedirectApprover``.
+    private let redirectApprover: RedirectApprover?
+
+    /// Asked about a redirect the transport would follow, after its own rules: the task (of the
+    /// session the exchange runs on), the 3xx, the request the transport would send next, and
+    /// the answer to give once, with the request to send (checked as the caller's own would be;
+    /// one that fails the checks fails the exchange with ``TransportError/Code/invalidRequest``)
+    /// or `nil` to make the 3xx the response. For JustNetworking's requester over a session with
+    /// a delegate of its own, whose delegate decides redirects. Until the answer comes the idle
+    /// timeout runs.
+    package typealias RedirectApprover =
+        @Sendable (URLSessionTask, HTTPURLResponse, URLRequest, @escaping @Sendable (URLRequest?) -> Void) -> Void
 
     /// Creates a transport.
     ///
@@ -87,10 +100,23 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     ///     and huge values are capped (never trapped on).
     ///   - streamBufferSize: ``streamBufferSize``; 1 MiB by default. Values below 1 count as 1.
     ///   - streamSpillLimit: ``streamSpillLimit``; 1 GiB by default. Negative values count as 0.
-    public init(
+    public convenience init(
         session: URLSession = .shared, maxRedirects: Int = 10, limits: ResponseLimits = ResponseLimits(),
         totalTimeout: TimeInterval? = nil, streamBufferSize: Int = 1 << 20, streamSpillLimit: Int64 = 1 << 30
     ) {
+        self.init(
+            session: session, maxRedirects: maxRedirects, limits: limits, totalTimeout: totalTimeout,
+            streamBufferSize: streamBufferSize, streamSpillLimit: streamSpillLimit, redirectApprover: nil)
+    }
+
+    /// A transport whose redirects `redirectApprover` approves after the transport's rules (see
+    /// ``RedirectApprover``); otherwise as ``init(session:maxRedirects:limits:totalTimeout:streamBufferSize:streamSpillLimit:)``.
+    package init(
+        session: URLSession, maxRedirects: Int = 10, limits: ResponseLimits = ResponseLimits(),
+        totalTimeout: TimeInterval? = nil, streamBufferSize: Int = 1 << 20, streamSpillLimit: Int64 = 1 << 30,
+        redirectApprover: RedirectApprover?
+    ) {
+        self.redirectApprover = redirectApprover
         self.session = session
         self.streamBufferSize = max(1, streamBufferSize)
         self.streamSpillLimit = max(0, streamSpillLimit)
@@ -104,22 +130,6 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     }
 
     #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
-        /// Why `session` cannot be handed a request, when its configuration's request timeout is
-        /// one corelibs traps on (NaN, infinite, or beyond an `Int` of milliseconds: it converts
-        /// it to one before it reads the request's own) and the session is used as it is
-        /// (JustNetworking's requester over a session with a delegate of its own; a routed
-        /// session gets a clamped copy).
-        package static func unusableTimeout(of session: URLSession) -> TransportError? {
-            guard session.delegate != nil else { return nil }
-            let seconds = session.configuration.timeoutIntervalForRequest
-            guard !(abs(seconds) <= 1e15) else { return nil }
-            return TransportError(
-                .invalidRequest, url: nil,
-                message:
-                    "The session's timeoutIntervalForRequest (\(seconds)) cannot be used on Linux: corelibs would trap on it. Use a finite value."
-            )
-        }
-
         /// The routed session, made the first time it is needed (corelibs may block creating it).
         private static func routedSession(
             _ routed: Locked<RoutedSession>, for session: URLSession
@@ -220,9 +230,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             sent.timeoutInterval = idle
         #else
             // corelibs keeps whole seconds of it (0.5 s would be a 1 ms timer, 1.9 s one second):
-            // it gets a second more than the idle timeout, which the call's watchdog enforces
-            // (on a session with a delegate of its own, where corelibs' timer is the idle
-            // timeout, `run` takes that second back).
+            // it gets a second more than the idle timeout, which the call's watchdog enforces.
             sent.timeoutInterval = idle.rounded(.up) + 1
         #endif
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
@@ -235,10 +243,18 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             let call = SessionCall(
                 request: sent, maxRedirects: maxRedirects, limits: limits, bodyLimit: bodyLimit,
                 idleTimeout: idle, totalTimeout: total.map { max(0.001, $0 - elapsed) }, streamBuffer: streamBuffer,
-                streamSpillLimit: streamSpillLimit, tracker: tracker)
+                streamSpillLimit: streamSpillLimit, tracker: tracker, redirectApprover: redirectApprover)
             let (body, response) = try await run(call, sending: sent)
             // Linux: a redirect that keeps the body, which corelibs would send without it.
-            guard let (next, previous, followed) = call.bodyRedirect else { return (body, response) }
+            guard let (proposed, previous, followed, task) = call.bodyRedirect else { return (body, response) }
+            var next = proposed
+            if let redirectApprover, let task {
+                guard
+                    let approved = try await Self.approve(
+                        next, after: response, of: task, by: redirectApprover, within: idle)
+                else { return (body, response) }
+                next = approved
+            }
             if case .stream(let stream) = body { stream.cancel() }
             if let recorder = ExchangeRecorder.current {
                 followed.noteHop(status: response.statusCode, from: previous, to: next, recorder: recorder)
@@ -247,6 +263,49 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             tracker = followed
             sent = next
         }
+    }
+
+    /// What `approver` answers about following `response` with `next` (checked as the caller's own
+    /// request), or `nil` to keep the 3xx; ``TransportError/Code/timedOut`` when it has not
+    /// answered within `timeout` seconds.
+    private static func approve(
+        _ next: URLRequest, after response: HTTPURLResponse, of task: URLSessionTask,
+        by approver: RedirectApprover, within timeout: TimeInterval
+    ) async throws -> URLRequest? {
+        let waiting = Locked<CheckedContinuation<URLRequest?, any Error>?>(nil)
+        let decided = try await withCheckedThrowingContinuation { continuation in
+            waiting.withLock { $0 = continuation }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                let late = waiting.withLock { state in
+                    defer { state = nil }
+                    return state
+                }
+                late?.resume(
+                    throwing: TransportError(
+                        .timedOut, url: response.url,
+                        message: "The session's delegate did not answer the redirect within \(timeout) s."))
+            }
+            approver(task, response, next) { request in
+                let pending = waiting.withLock { state in
+                    defer { state = nil }
+                    return state
+                }
+                pending?.resume(returning: request)
+            }
+        }
+        guard let decided else { return nil }
+        return try checkedApproval(decided)
+    }
+
+    /// A request a ``RedirectApprover`` answered with, checked as a caller's own request: valid
+    /// header names and values, an `http` or `https` URL with a host.
+    static func checkedApproval(_ request: URLRequest) throws(TransportError) -> URLRequest {
+        let checked = try RequestValidator.prepared(request)
+        guard let url = checked.url else {
+            throw TransportError(.invalidRequest, url: nil, message: "The redirect's request has no URL.")
+        }
+        try RequestValidator.validateURL(url)
+        return checked
     }
 
     /// Runs `call`, sending `sent` on a new task of the session.
