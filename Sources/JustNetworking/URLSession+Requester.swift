@@ -26,8 +26,10 @@ extension URLSession: Requester {
     /// session of the transport's own, made from this one's configuration, so invalidating this
     /// session does not cancel it. A session with a delegate of its own is asked about each
     /// redirect the transport's rules allow (`urlSession(_:task:willPerformHTTPRedirection:
-    /// newRequest:completionHandler:)` on its delegate queue, with the transport's task, the
-    /// request already stripped of credentials for another origin); it is not called otherwise.
+    /// newRequest:completionHandler:)` on its delegate queue, with the transport's task that
+    /// ended with the 3xx and the request already stripped of credentials for another origin;
+    /// no answer within the request's timeout is `URLError(.timedOut)`); it is not called
+    /// otherwise.
     /// On Apple platforms it is a data task of this session, whose delegate decides redirects
     /// (after the rules above) and challenges.
     public func execute<T: Request>(_ request: T, response: @escaping RequestResponse<T.Response>) {

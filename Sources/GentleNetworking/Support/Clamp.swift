@@ -18,8 +18,8 @@ package enum Clamp {
     }
 
     /// `request` with a `timeoutInterval` corelibs' URLSession cannot trap on, for a data task
-    /// of a session the library does not route (a session with a delegate of its own, a
-    /// background session): corelibs converts it to an integer of milliseconds, and NaN or
+    /// of a session the library does not route (Apple platforms, where such a task is the
+    /// session's own; a background session): corelibs converts it to an integer of milliseconds, and NaN or
     /// infinity killed the process. NaN, zero and negative values become 60 s (the default, as
     /// on every transport), huge ones ``maxSeconds``. A usable value is left alone: set, even to
     /// 60, it would override the session's own.

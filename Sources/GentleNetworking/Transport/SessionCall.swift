@@ -53,11 +53,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var systemTransactions: [TransactionMetrics]?
         /// The request of the current hop, once a redirect was followed.
         var currentRequest: URLRequest?
-        /// Linux: the next request of a redirect that keeps the body, which corelibs cannot
-        /// send again: the transport follows it with a call of its own.
-        var bodyRedirect: URLRequest?
-        /// Linux: the task whose 3xx ``bodyRedirect`` follows (for ``redirectApprover``).
-        var bodyRedirectTask: URLSessionTask?
+        /// Linux: the next request of a redirect that the transport follows with a call of its
+        /// own: one that keeps the body, which corelibs cannot send again, and with
+        /// ``defersRedirects`` every one.
+        var deferredRedirect: URLRequest?
+        /// Linux: the task whose 3xx ``deferredRedirect`` follows.
+        var deferredRedirectTask: URLSessionTask?
         /// The redirect callback is deciding: the session waits for its answer. corelibs traps
         /// ("Received callback for HTTP redirection, but we're not waiting for it") when the
         /// task is cancelled before that answer and the answer comes after: a cancel is held
@@ -83,9 +84,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// The observed request this exchange belongs to (see ``ExchangeRecorder``), read from the
     /// caller's task; `nil` when nobody observes, and then nothing is measured.
     private let recorder: ExchangeRecorder? = ExchangeRecorder.current
-    /// Asked about each redirect this call would follow, after the transport's rules (see
-    /// ``URLSessionTransport/RedirectApprover``); `nil`: the rules alone.
-    private let redirectApprover: URLSessionTransport.RedirectApprover?
+    /// Linux: every redirect the rules allow ends this call with its 3xx and is followed by the
+    /// transport (see ``deferredRedirect``), so that it can be approved without corelibs waiting
+    /// for an answer (see ``URLSessionTransport/RedirectApprover``).
+    private let defersRedirects: Bool
 
     /// - Parameters:
     ///   - streamBuffer: The stream mode's buffer size in bytes; `nil` for the whole-body mode.
@@ -97,7 +99,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         request: URLRequest, maxRedirects: Int, limits: ResponseLimits, bodyLimit: Int64?,
         idleTimeout: TimeInterval, totalTimeout: TimeInterval?, streamBuffer: Int? = nil,
         streamSpillLimit: Int64 = 0, tracker: RedirectTracker? = nil,
-        redirectApprover: URLSessionTransport.RedirectApprover? = nil
+        defersRedirects: Bool = false
     ) {
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             self.buffer = streamBuffer.map { ChunkBuffer(highWater: $0) }
@@ -109,7 +111,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         self.bodyLimit = bodyLimit
         self.idleTimeout = idleTimeout
         self.totalTimeout = totalTimeout
-        self.redirectApprover = redirectApprover
+        self.defersRedirects = defersRedirects
         let now = DispatchTime.now().uptimeNanoseconds
         self.state = Locked(
             State(
@@ -126,9 +128,11 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// The next request of a redirect that keeps the body (Linux), the request of the hop that
     /// ended with its 3xx, and the redirects followed so far, once the call ended with that
     /// 3xx; `nil` otherwise.
-    var bodyRedirect: (next: URLRequest, from: URLRequest, tracker: RedirectTracker, task: URLSessionTask?)? {
+    var deferredRedirect: (next: URLRequest, from: URLRequest, tracker: RedirectTracker, task: URLSessionTask?)? {
         state.withLock { state in
-            state.bodyRedirect.map { ($0, state.currentRequest ?? request, state.tracker, state.bodyRedirectTask) }
+            state.deferredRedirect.map {
+                ($0, state.currentRequest ?? request, state.tracker, state.deferredRedirectTask)
+            }
         }
     }
 
@@ -502,61 +506,21 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 // corelibs sends a hop that keeps the method (307, 308, a PUT on 301) with an
                 // empty body, whatever request is returned here: the 3xx ends this call, and the
                 // transport sends the next request with a call of its own.
-                if next.httpBody.map({ !$0.isEmpty }) == true {
-                    state.bodyRedirect = next
-                    state.bodyRedirectTask = task
+                if defersRedirects || next.httpBody.map({ !$0.isEmpty }) == true {
+                    state.deferredRedirect = next
+                    state.deferredRedirectTask = task
                     return nil
                 }
             #endif
             state.currentRequest = next
             return (next, previous)
         }
-        guard let hop, let redirectApprover else {
-            answerRedirect(hop?.next, hop: hop, response: response, task: task, completionHandler: completionHandler)
-            return
-        }
-        // The approver answers once; a second answer would trap corelibs.
-        let answered = Locked(false)
-        redirectApprover(task, response, hop.next) { [weak self] decided in
-            guard
-                answered.withLock({ done in
-                    defer { done = true }; return !done
-                })
-            else { return }
-            guard let self else {
-                completionHandler(nil)
-                return
-            }
-            self.answerRedirect(
-                decided, hop: hop, response: response, task: task, completionHandler: completionHandler)
-        }
-    }
-
-    /// Answers corelibs' redirect callback with `decided` (`nil`: the 3xx is the response), the
-    /// hop the transport's rules chose being `hop`, then sends a cancel held back meanwhile.
-    private func answerRedirect(
-        _ decided: URLRequest?, hop: (next: URLRequest, previous: URLRequest)?, response: HTTPURLResponse,
-        task: URLSessionTask, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        var next = decided
-        if let hop, let approved = decided, approved != hop.next {
-            // The approver changed the request: checked as the caller's own would be.
-            do throws(TransportError) {
-                next = try URLSessionTransport.checkedApproval(approved)
-            } catch {
-                state.withLock { $0.redirectFailure = error }
-                next = nil
-            }
-        }
-        state.withLock { state in
-            if let hop { state.currentRequest = next ?? hop.previous }
-        }
         // A call that ended while this decided follows nothing, and records no hop it never made.
         let endedWhileDeciding = state.withLock { $0.cancelAfterRedirectDecision }
-        if !endedWhileDeciding, let recorder, let hop, let next {
-            noteHop(response, from: hop.previous, to: next, recorder: recorder)
+        if !endedWhileDeciding, let recorder, let hop {
+            noteHop(response, from: hop.previous, to: hop.next, recorder: recorder)
         }
-        completionHandler(endedWhileDeciding ? nil : next)
+        completionHandler(endedWhileDeciding ? nil : hop?.next)
         // Only now, the answer on its way to the session, may a cancel reach the task: held back
         // until here, it is sent after the answer.
         let cancelNow = state.withLock { state -> Bool in

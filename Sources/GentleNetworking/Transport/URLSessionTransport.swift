@@ -73,13 +73,20 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// rules alone. See ``RedirectApprover``.
     private let redirectApprover: RedirectApprover?
 
-    /// Asked about a redirect the transport would follow, after its own rules: the task (of the
-    /// session the exchange runs on), the 3xx, the request the transport would send next, and
-    /// the answer to give once, with the request to send (checked as the caller's own would be;
-    /// one that fails the checks fails the exchange with ``TransportError/Code/invalidRequest``)
-    /// or `nil` to make the 3xx the response. For JustNetworking's requester over a session with
-    /// a delegate of its own, whose delegate decides redirects. Until the answer comes the idle
-    /// timeout runs.
+    /// Asked about a redirect the transport would follow, after its own rules (Linux): the task
+    /// that ended with the 3xx (of the session the exchange runs on), the 3xx, the request the
+    /// transport would send next, and the answer, with the request to send or `nil` to make the
+    /// 3xx the response. For JustNetworking's requester over a session with a delegate of its
+    /// own, whose delegate decides redirects.
+    ///
+    /// With an approver, every redirect the rules allow ends the session task with its 3xx and
+    /// the transport sends the next request itself (as it does for a 307 that keeps the body), so
+    /// corelibs never waits for the answer. A changed request is checked as the caller's own
+    /// (``TransportError/Code/invalidRequest``) and follows the same rules: a target that is not
+    /// followable keeps the 3xx, credentials are dropped for another origin, and a new target
+    /// counts as a hop. No answer within the idle timeout (or what is left of the total one) is
+    /// ``TransportError/Code/timedOut``; a cancelled caller does not wait for it. Only the first
+    /// answer counts.
     package typealias RedirectApprover =
         @Sendable (URLSessionTask, HTTPURLResponse, URLRequest, @escaping @Sendable (URLRequest?) -> Void) -> Void
 
@@ -194,8 +201,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// while the consumer is that far behind is kept on disk (``streamSpillLimit``, in a file
     /// with no name) and read back in order; a consumer further behind than both ends the
     /// stream with ``TransportError/Code/responseTooLarge``. ``CurlTransport``, the Linux
-    /// default, pauses the socket instead. A session with a delegate of its own (Linux)
-    /// delivers the body in one chunk at its end. Deadlines, redirects, validation and the head's limits are those of
+    /// default, pauses the socket instead. Deadlines, redirects, validation and the head's limits are those of
     /// ``data(for:)``; the body has no size limit.
     ///
     /// - Throws: What ``data(for:)`` throws, before the head; the stream throws failures after it.
@@ -243,16 +249,25 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             let call = SessionCall(
                 request: sent, maxRedirects: maxRedirects, limits: limits, bodyLimit: bodyLimit,
                 idleTimeout: idle, totalTimeout: total.map { max(0.001, $0 - elapsed) }, streamBuffer: streamBuffer,
-                streamSpillLimit: streamSpillLimit, tracker: tracker, redirectApprover: redirectApprover)
+                streamSpillLimit: streamSpillLimit, tracker: tracker, defersRedirects: redirectApprover != nil)
             let (body, response) = try await run(call, sending: sent)
-            // Linux: a redirect that keeps the body, which corelibs would send without it.
-            guard let (proposed, previous, followed, task) = call.bodyRedirect else { return (body, response) }
-            var next = proposed
-            if let redirectApprover, let task {
-                guard
-                    let approved = try await Self.approve(
-                        next, after: response, of: task, by: redirectApprover, within: idle)
-                else { return (body, response) }
+            // Linux: a redirect that keeps the body, which corelibs would send without it, or any
+            // redirect when an approver decides (corelibs is never left waiting for its answer).
+            guard let deferred = call.deferredRedirect else { return (body, response) }
+            var (next, followed) = (deferred.next, deferred.tracker)
+            let previous = deferred.from
+            if let redirectApprover, let task = deferred.task {
+                let spent = TimeInterval(DispatchTime.now().uptimeNanoseconds &- start) / 1_000_000_000
+                let approved: URLRequest?
+                do {
+                    approved = try await Self.approve(
+                        next, after: response, of: task, by: redirectApprover, tracker: &followed,
+                        within: min(idle, total.map { max(0.001, $0 - spent) } ?? idle))
+                } catch {
+                    if case .stream(let stream) = body { stream.cancel() }
+                    throw error
+                }
+                guard let approved else { return (body, response) }
                 next = approved
             }
             if case .stream(let stream) = body { stream.cancel() }
@@ -265,36 +280,57 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         }
     }
 
-    /// What `approver` answers about following `response` with `next` (checked as the caller's own
-    /// request), or `nil` to keep the 3xx; ``TransportError/Code/timedOut`` when it has not
-    /// answered within `timeout` seconds.
+    /// What `approver` answers about following `response` with `next`, or `nil` to keep the 3xx.
+    ///
+    /// A changed answer is checked as the caller's own request would be
+    /// (``TransportError/Code/invalidRequest``), keeps `next`'s timeout, and goes by the rules the
+    /// transport follows a `Location` by: a target that is not followable (another scheme,
+    /// `https` to `http`) keeps the 3xx, credentials are dropped for another origin, and a new
+    /// target counts as a hop of its own (`tracker`). ``TransportError/Code/timedOut`` when no
+    /// answer came within `timeout` seconds; `CancellationError` at once when the caller's task
+    /// is cancelled meanwhile.
     private static func approve(
         _ next: URLRequest, after response: HTTPURLResponse, of task: URLSessionTask,
-        by approver: RedirectApprover, within timeout: TimeInterval
+        by approver: RedirectApprover, tracker: inout RedirectTracker, within timeout: TimeInterval
     ) async throws -> URLRequest? {
         let waiting = Locked<CheckedContinuation<URLRequest?, any Error>?>(nil)
-        let decided = try await withCheckedThrowingContinuation { continuation in
-            waiting.withLock { $0 = continuation }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                let late = waiting.withLock { state in
-                    defer { state = nil }
-                    return state
-                }
-                late?.resume(
-                    throwing: TransportError(
-                        .timedOut, url: response.url,
-                        message: "The session's delegate did not answer the redirect within \(timeout) s."))
-            }
-            approver(task, response, next) { request in
-                let pending = waiting.withLock { state in
-                    defer { state = nil }
-                    return state
-                }
-                pending?.resume(returning: request)
+        // Whoever comes first (the answer, the timer, a cancel) resumes the caller; the others
+        // find nothing to resume.
+        let take = { @Sendable in
+            waiting.withLock { state in
+                defer { state = nil }
+                return state
             }
         }
-        guard let decided else { return nil }
-        return try checkedApproval(decided)
+        let timer = DispatchWorkItem {
+            take()?.resume(
+                throwing: TransportError(
+                    .timedOut, url: response.url,
+                    message: "The session's delegate did not answer the redirect within \(timeout) s."))
+        }
+        defer { timer.cancel() }
+        let decided = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiting.withLock { $0 = continuation }
+                if Task.isCancelled {
+                    take()?.resume(throwing: CancellationError())
+                    return
+                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+                approver(task, response, next) { request in take()?.resume(returning: request) }
+            }
+        } onCancel: {
+            take()?.resume(throwing: CancellationError())
+        }
+        guard var approved = decided else { return nil }
+        guard approved != next else { return next }
+        approved = try checkedApproval(approved)
+        approved.timeoutInterval = next.timeoutInterval
+        guard let target = approved.url, RedirectTracker.isFollowable(from: response.url, to: target) else {
+            return nil
+        }
+        if target != next.url { try tracker.follow(to: target, method: approved.httpMethod) }
+        return tracker.strippingCredentials(approved, for: target)
     }
 
     /// A request a ``RedirectApprover`` answered with, checked as a caller's own request: valid

@@ -103,61 +103,68 @@ struct OwnDelegateSessionRedirectTests {
         #expect(server.requests(path: "/new").first?.header("Authorization") == "Bearer session-secret")
     }
 
-    @Test(
-        "A session header named like a credential refuses a cross-origin hop; an ordinary one does not",
-        arguments: [("X-Sort-Key", true), ("X-Session-Id", true), ("X-Master-Key", false), ("PRIVATE-TOKEN", false)])
-    func sessionHeaderNames(name: String, followed: Bool) throws {
-        let session = Self.session(headers: [name: "value-1234567890"])
-        defer { session.invalidateAndCancel() }
-        let from = try #require(URL(string: "https://api.example/a"))
-        let to = try #require(URL(string: "https://cdn.example/b"))
-        let response = try #require(
-            HTTPURLResponse(
-                url: from, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": to.absoluteString]))
-        let next = RedirectCredentialGuard.nextRequest(
-            URLRequest(url: to), after: response, originalURL: from, session: session)
-        #expect((next != nil) == followed, "\(name)")
-    }
-
-    @Test(
-        "https → http, and a scheme other than http(s), are not followed; https → https and http → https are",
-        arguments: [
-            ("https://api.example/a", "http://api.example/b", false),
-            ("https://api.example/a", "ftp://api.example/b", false),
-            ("https://api.example/a", "https://other.example/b", true),
-            ("http://api.example/a", "https://api.example/b", true),
-        ])
-    func schemes(from: String, to: String, followed: Bool) throws {
-        let session = Self.session()
-        defer { session.invalidateAndCancel() }
-        let fromURL = try #require(URL(string: from))
-        let response = try #require(
-            HTTPURLResponse(url: fromURL, statusCode: 307, httpVersion: "HTTP/1.1", headerFields: ["Location": to]))
-        let next = RedirectCredentialGuard.nextRequest(
-            URLRequest(url: try #require(URL(string: to))), after: response, originalURL: URL(string: from),
-            session: session)
-        #expect((next != nil) == followed)
-        if followed { #expect(next?.url?.absoluteString == to) }
-    }
-
-    @Test("An http → https upgrade on the same host is followed, with the session's credential; another host is not")
-    func upgradeKeepsSessionCredential() throws {
-        let session = Self.session(headers: ["Authorization": "Bearer session-secret"])
-        defer { session.invalidateAndCancel() }
-        let from = try #require(URL(string: "http://api.example/v1"))
-        for (to, followed) in [("https://api.example/v1", true), ("https://other.example/v1", false)] {
-            let target = try #require(URL(string: to))
+    #if canImport(Darwin)
+        // The task delegate's rules (Apple platforms; Linux sends through a URLSessionTransport).
+        @Test(
+            "A session header named like a credential refuses a cross-origin hop; an ordinary one does not",
+            arguments: [
+                ("X-Sort-Key", true), ("X-Session-Id", true), ("X-Master-Key", false), ("PRIVATE-TOKEN", false),
+            ])
+        func sessionHeaderNames(name: String, followed: Bool) throws {
+            let session = Self.session(headers: [name: "value-1234567890"])
+            defer { session.invalidateAndCancel() }
+            let from = try #require(URL(string: "https://api.example/a"))
+            let to = try #require(URL(string: "https://cdn.example/b"))
             let response = try #require(
-                HTTPURLResponse(url: from, statusCode: 301, httpVersion: "HTTP/1.1", headerFields: ["Location": to]))
-            var request = URLRequest(url: target)
-            request.setValue("Bearer request-secret", forHTTPHeaderField: "Authorization")
+                HTTPURLResponse(
+                    url: from, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": to.absoluteString]))
             let next = RedirectCredentialGuard.nextRequest(
-                request, after: response, originalURL: from, session: session)
-            #expect((next != nil) == followed, "\(to)")
-            // The request's own credential is dropped on the upgrade, as every transport drops it.
-            #expect(next?.value(forHTTPHeaderField: "Authorization") == nil, "\(to)")
+                URLRequest(url: to), after: response, originalURL: from, session: session)
+            #expect((next != nil) == followed, "\(name)")
         }
-    }
+
+        @Test(
+            "https → http, and a scheme other than http(s), are not followed; https → https and http → https are",
+            arguments: [
+                ("https://api.example/a", "http://api.example/b", false),
+                ("https://api.example/a", "ftp://api.example/b", false),
+                ("https://api.example/a", "https://other.example/b", true),
+                ("http://api.example/a", "https://api.example/b", true),
+            ])
+        func schemes(from: String, to: String, followed: Bool) throws {
+            let session = Self.session()
+            defer { session.invalidateAndCancel() }
+            let fromURL = try #require(URL(string: from))
+            let response = try #require(
+                HTTPURLResponse(url: fromURL, statusCode: 307, httpVersion: "HTTP/1.1", headerFields: ["Location": to]))
+            let next = RedirectCredentialGuard.nextRequest(
+                URLRequest(url: try #require(URL(string: to))), after: response, originalURL: URL(string: from),
+                session: session)
+            #expect((next != nil) == followed)
+            if followed { #expect(next?.url?.absoluteString == to) }
+        }
+
+        @Test(
+            "An http → https upgrade on the same host is followed, with the session's credential; another host is not")
+        func upgradeKeepsSessionCredential() throws {
+            let session = Self.session(headers: ["Authorization": "Bearer session-secret"])
+            defer { session.invalidateAndCancel() }
+            let from = try #require(URL(string: "http://api.example/v1"))
+            for (to, followed) in [("https://api.example/v1", true), ("https://other.example/v1", false)] {
+                let target = try #require(URL(string: to))
+                let response = try #require(
+                    HTTPURLResponse(url: from, statusCode: 301, httpVersion: "HTTP/1.1", headerFields: ["Location": to])
+                )
+                var request = URLRequest(url: target)
+                request.setValue("Bearer request-secret", forHTTPHeaderField: "Authorization")
+                let next = RedirectCredentialGuard.nextRequest(
+                    request, after: response, originalURL: from, session: session)
+                #expect((next != nil) == followed, "\(to)")
+                // The request's own credential is dropped on the upgrade, as every transport drops it.
+                #expect(next?.value(forHTTPHeaderField: "Authorization") == nil, "\(to)")
+            }
+        }
+    #endif
 
     @Test(
         "A request's usable timeout is left alone (it overrides the session's once set); NaN and infinity are clamped")
