@@ -13,8 +13,10 @@ extension URLSession: Requester {
     /// - Redirects follow the transports' rules: none out of `http`/`https` or from `https` to
     ///   `http` (the 3xx is delivered); on a hop to another origin (scheme, host or port) the
     ///   credential headers (`Origin.credentialHeaders`) and the URL's user info are removed
-    ///   first, and a session whose configuration adds a credential header itself does not take
-    ///   such a hop at all (an upgrade to `https` on the same host excepted).
+    ///   first. A session whose configuration adds a credential header itself: on Apple
+    ///   platforms such a hop is not taken at all (an upgrade to `https` on the same host
+    ///   excepted); on Linux it is taken without that header (the transport adds the
+    ///   configuration's headers to each request itself).
     ///
     /// On Linux the session sends through a ``URLSessionTransport`` made from it (one per
     /// session, kept for the 8 most recently used), because a data task of corelibs' URLSession

@@ -65,6 +65,19 @@ package struct RedirectTracker: Sendable {
         visited.append(key)
     }
 
+    /// Replaces the hop recorded last with one to `target` with `method` (a redirect whose next
+    /// request was changed after it was recorded, by a ``URLSessionTransport/RedirectApprover``):
+    /// counted once, and the target it replaces is no longer taken for one already requested.
+    ///
+    /// - Throws: as ``follow(to:method:)``.
+    mutating func replaceLastHop(to target: URL?, method: String?) throws(TransportError) {
+        if !visited.isEmpty, count > 0 {
+            visited.removeLast()
+            count -= 1
+        }
+        try follow(to: target, method: method)
+    }
+
     /// Whether following to `target` drops a credential `request` carries (another origin than
     /// the original request's, and `request` has one of the credential headers).
     func stripsCredentials(from request: URLRequest, to target: URL?) -> Bool {

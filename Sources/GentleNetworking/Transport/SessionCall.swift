@@ -94,7 +94,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     ///   - streamSpillLimit: Linux, stream mode: the most unread bytes kept on disk past
     ///     `streamBuffer` (corelibs cannot pause). Apple platforms suspend the task instead.
     ///   - tracker: The redirects followed so far, when this call continues an exchange (a
-    ///     redirect that keeps the body, on Linux); a new tracker by default.
+    ///     redirect the transport follows itself, on Linux); a new tracker by default.
+    ///   - defersRedirects: Linux: every redirect the rules allow ends this call (see
+    ///     ``deferredRedirect``); `false` by default.
     init(
         request: URLRequest, maxRedirects: Int, limits: ResponseLimits, bodyLimit: Int64?,
         idleTimeout: TimeInterval, totalTimeout: TimeInterval?, streamBuffer: Int? = nil,
@@ -125,9 +127,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         ObjectWatch.note(self, "SessionCall")
     }
 
-    /// The next request of a redirect that keeps the body (Linux), the request of the hop that
-    /// ended with its 3xx, and the redirects followed so far, once the call ended with that
-    /// 3xx; `nil` otherwise.
+    /// The next request of a redirect the transport follows itself (Linux: one that keeps the
+    /// body, or any with ``defersRedirects``), the request of the hop that ended with its 3xx,
+    /// the redirects followed so far and the task, once the call ended with that 3xx; `nil`
+    /// otherwise.
     var deferredRedirect: (next: URLRequest, from: URLRequest, tracker: RedirectTracker, task: URLSessionTask?)? {
         state.withLock { state in
             state.deferredRedirect.map {
@@ -414,9 +417,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        // corelibs never tells the delegate about a 3xx's head (nor its body, which it keeps): a
-        // 3xx it did not follow (no `Location`, or one we refused) ends with no response
-        // delivered, but the task has it. The 3xx is the response, as on CurlTransport (it was
+        // corelibs tells the delegate nothing about a 3xx it does not try to follow (no
+        // `Location`): it ends with no response delivered, but the task has it. (A 3xx declined
+        // in the redirect callback is delivered as a response by the corelibs of Swift 6.3; an
+        // older one delivered nothing there either.) The 3xx is the response, as on CurlTransport (it was
         // `.badResponse`, "no response"); its body is not there to return.
         if error == nil, state.withLock({ $0.response == nil && $0.redirectFailure == nil }),
             let http = task.response as? HTTPURLResponse

@@ -84,7 +84,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// corelibs never waits for the answer. A changed request is checked as the caller's own
     /// (``TransportError/Code/invalidRequest``) and follows the same rules: a target that is not
     /// followable keeps the 3xx, credentials are dropped for another origin, and a new target
-    /// counts as a hop. No answer within the idle timeout (or what is left of the total one) is
+    /// replaces the proposed one (one hop either way). No answer within the idle timeout (or what is left of the total one) is
     /// ``TransportError/Code/timedOut``; a cancelled caller does not wait for it. Only the first
     /// answer counts.
     package typealias RedirectApprover =
@@ -260,7 +260,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 let spent = TimeInterval(DispatchTime.now().uptimeNanoseconds &- start) / 1_000_000_000
                 let approved: URLRequest?
                 do {
-                    approved = try await Self.approve(
+                    approved = try await approve(
                         next, after: response, of: task, by: redirectApprover, tracker: &followed,
                         within: min(idle, total.map { max(0.001, $0 - spent) } ?? idle))
                 } catch {
@@ -283,13 +283,14 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// What `approver` answers about following `response` with `next`, or `nil` to keep the 3xx.
     ///
     /// A changed answer is checked as the caller's own request would be
-    /// (``TransportError/Code/invalidRequest``), keeps `next`'s timeout, and goes by the rules the
-    /// transport follows a `Location` by: a target that is not followable (another scheme,
-    /// `https` to `http`) keeps the 3xx, credentials are dropped for another origin, and a new
-    /// target counts as a hop of its own (`tracker`). ``TransportError/Code/timedOut`` when no
+    /// (``TransportError/Code/invalidRequest``), gets the configuration's headers the first
+    /// request got, keeps `next`'s timeout, and goes by the rules the transport follows a
+    /// `Location` by: a target that is not followable (another scheme, `https` to `http`) keeps
+    /// the 3xx, credentials (headers, URL user info) are dropped for another origin, and a new
+    /// target or method replaces the proposed one in `tracker` (one hop either way). ``TransportError/Code/timedOut`` when no
     /// answer came within `timeout` seconds; `CancellationError` at once when the caller's task
     /// is cancelled meanwhile.
-    private static func approve(
+    private func approve(
         _ next: URLRequest, after response: HTTPURLResponse, of task: URLSessionTask,
         by approver: RedirectApprover, tracker: inout RedirectTracker, within timeout: TimeInterval
     ) async throws -> URLRequest? {
@@ -302,10 +303,13 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 return state
             }
         }
-        let timer = DispatchWorkItem {
+        // A task, not a dispatch timer: cancelled, it lets go of what it holds at once.
+        let url = response.url
+        let timer = Task {
+            try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
             take()?.resume(
                 throwing: TransportError(
-                    .timedOut, url: response.url,
+                    .timedOut, url: url,
                     message: "The session's delegate did not answer the redirect within \(timeout) s."))
         }
         defer { timer.cancel() }
@@ -316,7 +320,6 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     take()?.resume(throwing: CancellationError())
                     return
                 }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
                 approver(task, response, next) { request in take()?.resume(returning: request) }
             }
         } onCancel: {
@@ -324,12 +327,27 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         }
         guard var approved = decided else { return nil }
         guard approved != next else { return next }
-        approved = try checkedApproval(approved)
+        #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+            // What the first request got from the configuration (a request made from scratch has none).
+            try configurationHeaders.add(to: &approved)
+        #endif
+        approved = try Self.checkedApproval(approved)
         approved.timeoutInterval = next.timeoutInterval
-        guard let target = approved.url, RedirectTracker.isFollowable(from: response.url, to: target) else {
+        guard var target = approved.url, RedirectTracker.isFollowable(from: response.url, to: target) else {
             return nil
         }
-        if target != next.url { try tracker.follow(to: target, method: approved.httpMethod) }
+        if !Origin.isSameOrigin(tracker.originalURL, target), target.user != nil || target.password != nil,
+            var components = URLComponents(url: target, resolvingAgainstBaseURL: false)
+        {
+            components.user = nil
+            components.password = nil
+            target = components.url ?? target
+            approved.url = target
+        }
+        let method = (approved.httpMethod ?? "GET").uppercased()
+        if target != next.url || method != (next.httpMethod ?? "GET").uppercased() {
+            try tracker.replaceLastHop(to: target, method: method)
+        }
         return tracker.strippingCredentials(approved, for: target)
     }
 
@@ -380,6 +398,12 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// The tasks whose response head reached ``urlSession(_:dataTask:didReceive:completionHandler:)``
         /// (its cookies stored there), until they complete.
         private let answered = Locked<Set<Int>>([])
+        /// The 3xx whose cookies ``urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)``
+        /// stored, per task: declined, corelibs hands the same response over again as the
+        /// task's response, and its cookies are not stored twice (another request may have
+        /// stored newer ones in between). Held, not just identified: a freed 3xx's address could
+        /// be the next response's.
+        private let storedRedirects = Locked<[Int: HTTPURLResponse]>([:])
         private let cookies: SessionCookieJar
 
         init(cookies: SessionCookieJar) {
@@ -402,7 +426,10 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 completionHandler(.cancel)
                 return
             }
-            cookies.store(from: response)
+            let storedAlready = storedRedirects.withLock {
+                $0.removeValue(forKey: dataTask.taskIdentifier) === response
+            }
+            if !storedAlready { cookies.store(from: response) }
             answered.withLock { _ = $0.insert(dataTask.taskIdentifier) }
             call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
         }
@@ -416,8 +443,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             // holds it as a redirect and reports it only here. Only then: stored again at the
             // end, a response's cookies could replace newer ones another request stored since.
             let wasAnswered = answered.withLock { $0.remove(task.taskIdentifier) != nil }
+            let storedRedirect = storedRedirects.withLock { $0.removeValue(forKey: task.taskIdentifier) }
             if !wasAnswered, let response = task.response as? HTTPURLResponse,
-                (300..<400).contains(response.statusCode)
+                (300..<400).contains(response.statusCode), storedRedirect !== response
             {
                 cookies.store(from: response)
             }
@@ -434,6 +462,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 return
             }
             cookies.store(from: response)
+            storedRedirects.withLock { $0[task.taskIdentifier] = response }
             call.urlSession(
                 session, task: task, willPerformHTTPRedirection: response, newRequest: request,
                 completionHandler: completionHandler)
