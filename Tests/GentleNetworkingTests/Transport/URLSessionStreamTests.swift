@@ -118,10 +118,11 @@ struct URLSessionStreamTests {
             defer { server.shutdown() }
             let body = Self.pattern(4 << 20)
             server.route("GET", "/body") { _ in
-                // 64 KiB, then a 6 s pause, then the rest (as in `streamsBeforeTheEnd`).
+                // 64 KiB, then a 15 s pause (a TSan run under load took more than 6 s to deliver
+                // the first chunk), then the rest.
                 LoopbackResponse(status: 200, body: body).with {
                     $0.chunkSize = 64 * 1024
-                    $0.delayMidBody = 6
+                    $0.delayMidBody = 15
                 }
             }
             server.route("GET", "/missing") { _ in LoopbackResponse(status: 404, body: Data("gone".utf8)) }
