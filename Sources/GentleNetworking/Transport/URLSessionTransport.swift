@@ -84,9 +84,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// corelibs never waits for the answer. A changed request is checked as the caller's own
     /// (``TransportError/Code/invalidRequest``) and follows the same rules: a target that is not
     /// followable keeps the 3xx, credentials are dropped for another origin, and a new target
-    /// replaces the proposed one (one hop either way). No answer within the idle timeout (or what is left of the total one) is
-    /// ``TransportError/Code/timedOut``; a cancelled caller does not wait for it. Only the first
-    /// answer counts.
+    /// replaces the proposed one (one hop either way). No answer within the idle timeout (or
+    /// what is left of the total one) is ``TransportError/Code/timedOut``; a cancelled caller
+    /// does not wait for it. Only the first answer counts.
     package typealias RedirectApprover =
         @Sendable (URLSessionTask, HTTPURLResponse, URLRequest, @escaping @Sendable (URLRequest?) -> Void) -> Void
 
@@ -287,9 +287,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// request got, keeps `next`'s timeout, and goes by the rules the transport follows a
     /// `Location` by: a target that is not followable (another scheme, `https` to `http`) keeps
     /// the 3xx, credentials (headers, URL user info) are dropped for another origin, and a new
-    /// target or method replaces the proposed one in `tracker` (one hop either way). ``TransportError/Code/timedOut`` when no
-    /// answer came within `timeout` seconds; `CancellationError` at once when the caller's task
-    /// is cancelled meanwhile.
+    /// target or method replaces the proposed one in `tracker` (one hop either way).
+    /// ``TransportError/Code/timedOut`` when no answer came within `timeout` seconds;
+    /// `CancellationError` at once when the caller's task is cancelled meanwhile.
     private func approve(
         _ next: URLRequest, after response: HTTPURLResponse, of task: URLSessionTask,
         by approver: RedirectApprover, tracker: inout RedirectTracker, within timeout: TimeInterval
@@ -303,16 +303,11 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 return state
             }
         }
-        // A task, not a dispatch timer: cancelled, it lets go of what it holds at once.
+        // A task, not a dispatch timer: cancelled, it lets go of what it holds at once. Started
+        // once the continuation is stored, so that even a timeout of a millisecond finds it.
         let url = response.url
-        let timer = Task {
-            try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-            take()?.resume(
-                throwing: TransportError(
-                    .timedOut, url: url,
-                    message: "The session's delegate did not answer the redirect within \(timeout) s."))
-        }
-        defer { timer.cancel() }
+        let timer = Locked<Task<Void, any Error>?>(nil)
+        defer { timer.withLock { $0?.cancel() } }
         let decided = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 waiting.withLock { $0 = continuation }
@@ -320,6 +315,14 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     take()?.resume(throwing: CancellationError())
                     return
                 }
+                let sleeper = Task {
+                    try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                    take()?.resume(
+                        throwing: TransportError(
+                            .timedOut, url: url,
+                            message: "The session's delegate did not answer the redirect within \(timeout) s."))
+                }
+                timer.withLock { $0 = sleeper }
                 approver(task, response, next) { request in take()?.resume(returning: request) }
             }
         } onCancel: {
