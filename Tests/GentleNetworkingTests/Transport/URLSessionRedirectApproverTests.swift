@@ -55,7 +55,7 @@ import Testing
             )
             var request = URLRequest(url: server.url("/start"))
             // Long enough for the first hop on a starved run, so only the approver's wait ends it.
-            request.timeoutInterval = 30
+            request.timeoutInterval = 60
             let call = Task { try await transport.data(for: request) }
             // Below the 600 s timeouts of the session: only the approver's deadline ends it.
             let result = await Self.outcome(of: call, within: 200)

@@ -82,9 +82,9 @@ import Testing
             let session = Self.session()
             defer { session.invalidateAndCancel() }
             let factory = RequestFactory(
-                router: FixedBaseRouter(server.baseURL, "private"), requestBuilder: set(to: \.timeoutInterval, 60))
-            // Below the 60 s timeout (an old path's deadline, had it kept one), above any stall.
-            let result = await Self.deliver(RequestType<Void>(requestFactory: factory), via: session, within: 45)
+                router: FixedBaseRouter(server.baseURL, "private"), requestBuilder: set(to: \.timeoutInterval, 600))
+            // Below the 600 s timeout, above a starved TSan run's stalls (one took over 45 s).
+            let result = await Self.deliver(RequestType<Void>(requestFactory: factory), via: session, within: 200)
             guard case .failure(let error)? = result,
                 case .unacceptableStatusCode(let status, _, let body)? = error as? JustNetworkingError
             else {
