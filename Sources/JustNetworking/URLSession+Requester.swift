@@ -31,7 +31,9 @@ extension URLSession: Requester {
     /// newRequest:completionHandler:)` on its delegate queue, with the transport's task that
     /// ended with the 3xx and the request already stripped of credentials for another origin;
     /// no answer within the request's timeout is `URLError(.timedOut)`); it is not called
-    /// otherwise.
+    /// otherwise. That task belongs to the transport's session, not to this one: its
+    /// `taskIdentifier` may equal one of this session's own tasks', so a delegate that keeps
+    /// state by task identifier must not look it up by that task.
     /// On Apple platforms it is a data task of this session, whose delegate decides redirects
     /// (after the rules above) and challenges.
     public func execute<T: Request>(_ request: T, response: @escaping RequestResponse<T.Response>) {

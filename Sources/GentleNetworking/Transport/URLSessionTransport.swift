@@ -334,11 +334,15 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             // What the first request got from the configuration (a request made from scratch has none).
             try configurationHeaders.add(to: &approved)
         #endif
-        approved = try Self.checkedApproval(approved)
-        approved.timeoutInterval = next.timeoutInterval
-        guard var target = approved.url, RedirectTracker.isFollowable(from: response.url, to: target) else {
-            return nil
+        // Checked as a caller's own request: valid header names and values, an `http` or
+        // `https` URL with a host.
+        approved = try RequestValidator.prepared(approved)
+        guard var target = approved.url else {
+            throw TransportError(.invalidRequest, url: nil, message: "The redirect's request has no URL.")
         }
+        try RequestValidator.validateURL(target)
+        approved.timeoutInterval = next.timeoutInterval
+        guard RedirectTracker.isFollowable(from: response.url, to: target) else { return nil }
         if !Origin.isSameOrigin(tracker.originalURL, target), target.user != nil || target.password != nil,
             var components = URLComponents(url: target, resolvingAgainstBaseURL: false)
         {
@@ -352,17 +356,6 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             try tracker.replaceLastHop(to: target, method: method)
         }
         return tracker.strippingCredentials(approved, for: target)
-    }
-
-    /// A request a ``RedirectApprover`` answered with, checked as a caller's own request: valid
-    /// header names and values, an `http` or `https` URL with a host.
-    static func checkedApproval(_ request: URLRequest) throws(TransportError) -> URLRequest {
-        let checked = try RequestValidator.prepared(request)
-        guard let url = checked.url else {
-            throw TransportError(.invalidRequest, url: nil, message: "The redirect's request has no URL.")
-        }
-        try RequestValidator.validateURL(url)
-        return checked
     }
 
     /// Runs `call`, sending `sent` on a new task of the session.
