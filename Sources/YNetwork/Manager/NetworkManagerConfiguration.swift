@@ -10,6 +10,13 @@ public struct NetworkManagerConfiguration: Sendable {
     /// The base of relative paths; `nil` by default. A request's own base path wins.
     public let basePath: PathRepresentable?
     /// Headers added to every request (a request's own headers win); `nil` by default.
+    ///
+    /// A credential header among them (`Authorization`, `Cookie`, `X-API-Key` and the rest of
+    /// `Origin.credentialHeaders`, or a name that says it holds one, such as `X-Auth-Token`) is
+    /// added only to requests to the base path's origin (scheme, host, port), as the session's
+    /// credentials are: a request whose path is an absolute URL elsewhere (a `next` link, a CDN,
+    /// a presigned upload URL) is sent without it. With no base path, or one that is not an
+    /// absolute URL, every request gets every header.
     public let headers: HttpHeaders?
     /// Encoders and decoders; ``JSONDataParserFactory`` by default. A request's own wins.
     public let parserFactory: DataParserFactory

@@ -8,7 +8,8 @@ import GentleNetworking
 /// Turns a ``NetworkRequest`` into the `URLRequest` that is sent.
 ///
 /// Order: URL (``URLBuilder``), method, timeout and cache policy (the request's, else the
-/// configuration's), the configuration's headers, `Content-Type` from the request content type
+/// configuration's), the configuration's headers (its credential headers only for a request to
+/// the base path's origin), `Content-Type` from the request content type
 /// (with a body), the request's own headers (which win), then the body. No `Accept` is added, as
 /// in Y-Network (set one in the request's or the configuration's headers;
 /// ``ResponseContentType/header`` gives the usual one). A multipart body larger than
@@ -55,7 +56,12 @@ struct RequestAssembler {
         do throws(TransportError) {
             try RequestValidator.checkFieldsSize(configuration.headers ?? [:], url: urlRequest.url)
             try RequestValidator.checkFieldsSize(request.headers ?? [:], url: urlRequest.url)
-            for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
+            // The configuration's credentials go where the session's do: to the base path's
+            // origin. An absolute path to another one (a `next` link, a CDN, a presigned upload
+            // URL) gets its other headers only, as a redirect there would.
+            let toBase = NetworkManager.sessionCovers(url, base: request.basePath ?? configuration.basePath)
+            for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key })
+            where toBase || !Origin.isCredentialHeader(name) {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
             }
             if body != nil, let header = requestType.header {

@@ -349,6 +349,47 @@ struct SessionManagerTests {
     }
 
     @Test(
+        "The configuration's credential headers go only to the base path's origin; its other headers go everywhere"
+    )
+    func configurationCredentialsStayWithOrigin() async throws {
+        let api = try LoopbackServer()
+        let elsewhere = try LoopbackServer()
+        defer {
+            api.shutdown()
+            elsewhere.shutdown()
+        }
+        for server in [api, elsewhere] {
+            server.route("GET", "/me") { _ in .json(#"{"id":1,"name":"Ada"}"#) }
+        }
+        struct Absolute: NetworkRequest {
+            let url: String
+            var path: PathRepresentable { url }
+        }
+        let manager = makeManager(
+            server: api,
+            headers: [
+                "Authorization": "Bearer config-token", "X-Auth-Token": "config-key", "cookie": "sid=config",
+                "X-Trace": "t-1",
+            ])
+
+        let _: User = try await manager.submit(Me())
+        let _: User = try await manager.submit(Absolute(url: api.url("/me").absoluteString))
+        let _: User = try await manager.submit(Absolute(url: elsewhere.url("/me").absoluteString))
+
+        let atAPI = api.requests(path: "/me")
+        #expect(atAPI.count == 2)
+        #expect(atAPI.allSatisfy { $0.header("Authorization") == "Bearer config-token" })
+        #expect(atAPI.allSatisfy { $0.header("X-Auth-Token") == "config-key" && $0.header("Cookie") == "sid=config" })
+        let atOther = elsewhere.requests(path: "/me")
+        #expect(atOther.count == 1)
+        #expect(atOther.allSatisfy { $0.header("X-Trace") == "t-1" })
+        #expect(
+            atOther.allSatisfy {
+                $0.header("Authorization") == nil && $0.header("X-Auth-Token") == nil && $0.header("Cookie") == nil
+            })
+    }
+
+    @Test(
         "A transfer is judged by the base it was built with: reconfiguring meanwhile neither adds nor drops credentials"
     )
     func transferKeepsItsBase() async throws {
