@@ -135,9 +135,7 @@ struct MarkupScanner {
                 continue
             }
             if byte == UInt8(ascii: "<"), openElement == nil, element() { continue }
-            if byte == UInt8(ascii: "="), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\""),
-                attribute()
-            {
+            if byte == UInt8(ascii: "="), let quote = quote(after: index), attribute(quotedAt: quote) {
                 continue
             }
             if byte == UInt8(ascii: "="), boundary != nil, unquotedPartName() { continue }
@@ -177,22 +175,40 @@ struct MarkupScanner {
         return true
     }
 
-    /// At `="`: the value of an attribute named like a secret is replaced; in a multipart body,
-    /// the value of a `name="…"` naming one replaces the part's content.
-    private mutating func attribute() -> Bool {
-        var nameStart = index
+    /// The position of the quote (`"` or `'`) that opens an attribute's value after the `=` at
+    /// `equals`, blanks allowed between them (XML allows `name = 'v'`); `nil` when none does.
+    private func quote(after equals: Int) -> Int? {
+        var position = equals + 1
+        while position < bytes.count, Self.isBlank(bytes[position]) { position += 1 }
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") || bytes[position] == UInt8(ascii: "'")
+        else { return nil }
+        return position
+    }
+
+    /// Whether `byte` is a space, a tab, a CR or a LF.
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+    }
+
+    /// At an `=` whose value opens with the quote at `quote`: the value of an attribute named
+    /// like a secret is replaced (`token="…"`, `token = '…'`); in a multipart body, the value of
+    /// a `name="…"` naming one replaces the part's content.
+    private mutating func attribute(quotedAt quote: Int) -> Bool {
+        var nameEnd = index
+        while nameEnd > 0, Self.isBlank(bytes[nameEnd - 1]) { nameEnd -= 1 }
+        var nameStart = nameEnd
         while nameStart > 0, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
-        guard nameStart < index else { return false }
-        let valueStart = index + 2
-        let valueEnd = find([UInt8(ascii: "\"")], from: valueStart) ?? bytes.count
-        if Self.isSensitive(bytes[nameStart..<index]) {
+        guard nameStart < nameEnd else { return false }
+        let valueStart = quote + 1
+        let valueEnd = find([bytes[quote]], from: valueStart) ?? bytes.count
+        if Self.isSensitive(bytes[nameStart..<nameEnd]) {
             output.append(contentsOf: bytes[index..<valueStart])
             output.append(contentsOf: placeholder)
             changed = true
             index = valueEnd
             return true
         }
-        guard boundary != nil, isPartNameParameter(from: nameStart), valueEnd < bytes.count,
+        guard boundary != nil, isPartNameParameter(bytes[nameStart..<nameEnd]), valueEnd < bytes.count,
             Self.isSensitive(bytes[valueStart..<valueEnd], formField: true)
         else { return false }
         replacePartContent(after: valueEnd)
@@ -204,7 +220,7 @@ struct MarkupScanner {
     private mutating func unquotedPartName() -> Bool {
         var nameStart = index
         while nameStart > 0, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
-        guard isPartNameParameter(from: nameStart), isInContentDisposition(nameStart) else { return false }
+        guard isPartNameParameter(bytes[nameStart..<index]), isInContentDisposition(nameStart) else { return false }
         let valueStart = index + 1
         var valueEnd = valueStart
         while valueEnd < bytes.count, RequestValidator.isTokenByte(bytes[valueEnd]) { valueEnd += 1 }
@@ -233,10 +249,10 @@ struct MarkupScanner {
         return true
     }
 
-    /// Whether the name from `nameStart` to the `=` at ``index`` is `name` (any case): a part's
-    /// field name (`filename` is not).
-    private func isPartNameParameter(from nameStart: Int) -> Bool {
-        index - nameStart == 4 && String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased() == "name"
+    /// Whether the parameter `name` (before an `=`) is `name` (any case): a part's field name
+    /// (`filename` is not).
+    private func isPartNameParameter(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        name.count == 4 && String(decoding: name, as: UTF8.self).lowercased() == "name"
     }
 
     /// Copies the part's headers up to their end (the first blank line after `headerPosition`),

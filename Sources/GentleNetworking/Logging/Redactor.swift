@@ -184,6 +184,10 @@ package enum Redactor {
     static let pathParameterMark = ASCIISet(";")
     /// The bytes that start a URL's user info (its end), query or fragment.
     static let userInfoQueryOrFragmentMarks = ASCIISet("@?#")
+    /// The bytes without which a URL holds no secret: ``userInfoQueryOrFragmentMarks`` and the
+    /// start of a path parameter. The quick check of a URL found in a header, a body or an error
+    /// text (a `Location: /app;jsessionid=…` was shown as it came).
+    static let urlSecretMarks = ASCIISet("@?#;")
 
     /// Whether `text` holds any of `set`'s bytes, scanned as contiguous UTF-8.
     static func containsAny(of set: ASCIISet, in text: String) -> Bool {
@@ -253,8 +257,11 @@ package enum Redactor {
     static func looksLikeURL(_ value: String) -> Bool {
         let start = value.utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         if start.starts(with: "http://".utf8) || start.starts(with: "https://".utf8) { return true }
-        return value.hasPrefix("/") && value.contains("?")
+        return value.hasPrefix("/") && containsAny(of: queryOrPathParameterMarks, in: value)
     }
+
+    /// The bytes that start a query or a path parameter.
+    private static let queryOrPathParameterMarks = ASCIISet("?;")
 
     /// A URL header's value without user info, fragment or sensitive query values, as
     /// ``url(_:)`` shows a request's URL: a `Location` can carry a token a server hands out
@@ -267,7 +274,7 @@ package enum Redactor {
     /// `Refresh` of `0url=` repeated recursed once per repetition (a stack overflow for a
     /// header of a few tens of KiB, quadratic time before that).
     static func urlHeaderValue(_ value: String, name: String) -> String {
-        guard containsAny(of: userInfoQueryOrFragmentMarks, in: value) else { return value }
+        guard containsAny(of: urlSecretMarks, in: value) else { return value }
         if name.equalsIgnoringASCIICase("link") { return linkHeaderValue(value) }
         if name.equalsIgnoringASCIICase("refresh") { return refreshHeaderValue(value) }
         return singleURLValue(value)
@@ -277,7 +284,7 @@ package enum Redactor {
     /// ``url(_:)`` shows one: for error texts, which quote the URL that failed (a token
     /// refresh's `URLError` quoted `?client_secret=…`). Linear in the text's length.
     static func redactingURLs(in text: String) -> String {
-        guard containsAny(of: userInfoQueryOrFragmentMarks, in: text), text.contains("://") else { return text }
+        guard containsAny(of: urlSecretMarks, in: text), text.contains("://") else { return text }
         var result = ""
         var rest = Substring(text)
         while let marker = rest.range(of: "://") {
@@ -301,15 +308,17 @@ package enum Redactor {
         return result + rest
     }
 
-    /// Whether `character` ends a URL quoted in text.
+    /// Whether `character` ends a URL quoted in text: a blank, or a character a URL cannot hold
+    /// (`"`, `<`, `>`, `` ` ``, `{`, `}`). Not `'`, `(`, `)`, `[` or `]`, which a URL can: cut
+    /// there, `?scope=(openid)&client_secret=…` left the secret after the cut as it was.
     private static func urlTextEnds(_ character: Character) -> Bool {
-        character.isWhitespace || "\"'<>()[]{}`".contains(character)
+        character.isWhitespace || "\"<>{}`".contains(character)
     }
 
     /// One URL as ``url(_:)`` shows it; a value that does not parse as one, and holds one of the
     /// marks, is replaced whole.
     private static func singleURLValue(_ value: String) -> String {
-        guard containsAny(of: userInfoQueryOrFragmentMarks, in: value) else { return value }
+        guard containsAny(of: urlSecretMarks, in: value) else { return value }
         guard let parsed = URL(string: value.trimmingCharacters(in: .whitespaces)) else { return placeholder }
         let shown = url(parsed)
         return shown.hasPrefix("<") ? placeholder : shown
@@ -848,7 +857,7 @@ package enum Redactor {
             // numbers normalized, and a string a webhook signed would no longer match.
             return redacted == unchanged ? string : String(decoding: redacted, as: UTF8.self)
         }
-        guard containsAny(of: userInfoQueryOrFragmentMarks, in: string), isURLText(bytes),
+        guard containsAny(of: urlSecretMarks, in: string), isURLText(bytes),
             let parsed = URL(string: string)
         else { return string }
         // Rewritten only when it holds a secret: ``url(_:)`` also drops a fragment and user info
@@ -907,34 +916,44 @@ package enum Redactor {
     /// Redacts `name=value` pairs in a form or query string, separated by `&` or `;` (the older
     /// separator servers still accept: `?a=1;api_key=…`).
     static func redactForm(_ form: String) -> String {
-        form.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
-            // A sensitive name hides everything up to the next `&`: its value may hold a `;`
-            // (`password=ab;cd`), and only the pairs before it are read as `;`-separated.
-            var shown: [String] = []
-            for pair in part.split(separator: ";", omittingEmptySubsequences: false) {
-                guard let equals = pair.firstIndex(of: "=") else {
-                    shown.append(String(pair))
-                    continue
-                }
+        form.split(separator: "&", omittingEmptySubsequences: false).map(redactFormPart).joined(separator: "&")
+    }
+
+    /// One `&`-separated part of a form. Its pairs are read up to the first sensitive name, which
+    /// hides everything after it up to the `&` (its value may hold a `;`: `password=ab;cd`).
+    /// Pairs are separated by `;`, and by a `?` (legal inside a query): `next=/cb?access_token=…`
+    /// is read as `next=/cb` and `access_token=…`.
+    private static func redactFormPart(_ part: Substring) -> String {
+        var shown = ""
+        var rest = part
+        while true {
+            let end = rest.firstIndex { $0 == ";" || $0 == "?" } ?? rest.endIndex
+            let pair = rest[..<end]
+            if let equals = pair.firstIndex(of: "=") {
                 let name = String(pair[..<equals])
-                let decodedName = name.removingPercentEncoding ?? name
-                if isSensitiveFormName(decodedName) {
-                    shown.append(name + "=" + placeholder)
-                    break
-                }
-                shown.append(String(pair))
+                if isSensitiveFormName(name.removingPercentEncoding ?? name) { return shown + name + "=" + placeholder }
             }
-            return shown.joined(separator: ";")
-        }.joined(separator: "&")
+            shown += pair
+            guard end < rest.endIndex else { return shown }
+            shown.append(rest[end])
+            rest = rest[rest.index(after: end)...]
+        }
     }
 
     /// `url`'s text with each path parameter named like a secret replaced (`/app;jsessionid=…`,
-    /// `/a;token=…/b`). `text` ends at the path (no query or fragment).
+    /// `/a;token=…/b`). `text` ends at the path (no query or fragment); without a `://`, it is a
+    /// relative reference, all path (a `Location: /app;jsessionid=…`).
     static func redactPathParameters(_ text: String) -> String {
         // Bytes, not `contains(";")`: with Foundation imported, that is `NSString`'s search
         // (~8,700 instructions per logged request on Linux, most of the logger's cost then).
-        guard containsAny(of: pathParameterMark, in: text), let scheme = text.range(of: "://") else { return text }
-        guard let pathStart = text[scheme.upperBound...].firstIndex(of: "/") else { return text }
+        guard containsAny(of: pathParameterMark, in: text) else { return text }
+        let pathStart: String.Index
+        if let scheme = text.range(of: "://") {
+            guard let start = text[scheme.upperBound...].firstIndex(of: "/") else { return text }
+            pathStart = start
+        } else {
+            pathStart = text.startIndex
+        }
         let path = text[pathStart...].split(separator: "/", omittingEmptySubsequences: false).map { segment in
             segment.contains(";") && segment.contains("=") ? redactForm(String(segment)) : String(segment)
         }

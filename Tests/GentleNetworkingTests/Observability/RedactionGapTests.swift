@@ -122,6 +122,32 @@ struct RedactionGapTests {
         #expect(text.contains("kept") && text.contains("ada"))
     }
 
+    @Test("XML: an attribute value in single quotes, or with blanks around its '=', is redacted too")
+    func xmlAttributeForms() throws {
+        let body =
+            #"<login user='ada' password = "spaced-SEKRIT"><device token='single-SEKRIT'/>"#
+            + "<key secret\n=\n'newline-SEKRIT' note='kept'/></login>"
+        let request = try Self.post("https://api.example.com/login", body: body, contentType: "application/xml")
+        let text = try Self.observed(request, responseBody: #"<session token = 'response-SEKRIT' user="bo"/>"#)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("ada") && text.contains("kept") && text.contains("bo"), "\(text)")
+    }
+
+    @Test(
+        "A query nested in a query value (a raw '?'), or a URL quoted in text with parentheses: its secrets are redacted"
+    )
+    func nestedQueriesAndParentheses() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/items")))
+        let text = try Self.observed(
+            request, headers: ["Location": "https://sso.example/login?next=/cb?access_token=nested-SEKRIT&lang=en"])
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(text.contains("next=/cb?access_token=") && text.contains("lang=en"), "\(text)")
+        #expect(Redactor.redactForm("next=/cb?x=1;password=a?b&y=2") == "next=/cb?x=1;password=<redacted>&y=2")
+        let error = Redactor.redactingURLs(
+            in: "refresh failed (https://auth.example/token?scope=(openid)&client_secret=paren-SEKRIT) at 12:00")
+        #expect(!error.contains("SEKRIT") && error.hasPrefix("refresh failed (https://auth.example/token?"), "\(error)")
+    }
+
     @Test("Names that hold credentials: code (in a query or a form), refresh/access (JWT pair), pin, otp, passcode")
     func names() throws {
         let form = "grant_type=authorization_code&code=authcode-SEKRIT&code_challenge_method=S256"
@@ -145,6 +171,30 @@ struct RedactionGapTests {
         let text = try Self.observed(request)
         #expect(!text.contains("SEKRIT"), "\(text)")
         #expect(text.contains("/items"))
+    }
+
+    @Test(
+        "A path parameter named like a secret in a URL a server hands back (headers, a JSON value, an error text) is redacted"
+    )
+    func pathParametersInServerURLs() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/items")))
+        let text = try Self.observed(
+            request,
+            headers: [
+                "Location": "https://app.example/app;jsessionid=loc-SEKRIT",
+                "Content-Location": "/app;jsessionid=rel-SEKRIT/items",
+                "Link": "<https://h.example/a;jsessionid=link-SEKRIT>; rel=next",
+                "Refresh": "0; url=/a;jsessionid=refresh-SEKRIT",
+                "X-Next": "https://h.example/b;token=next-SEKRIT/c",
+            ],
+            responseBody: #"{"next":"https://h.example/a;jsessionid=body-SEKRIT","page":"/p;x=1"}"#)
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        // What is no secret stays: the path around the parameter, the link relation, the delay.
+        #expect(text.contains("/items") && text.contains("rel=next") && text.contains("/p;x=1"), "\(text)")
+        let error = Redactor.redactingURLs(
+            in: "Could not reach https://h.example/app;jsessionid=err-SEKRIT/x; retrying")
+        #expect(!error.contains("SEKRIT") && error.hasSuffix("/x; retrying"), "\(error)")
+        #expect(Redactor.redactingURLs(in: "see https://h.example/a;b, then") == "see https://h.example/a;b, then")
     }
 
     @Test("A URL in a header of any name has its query secrets redacted")
