@@ -12,7 +12,7 @@ import Foundation
 /// (URLSession on Linux): a ``ChunkBuffer`` writes what arrives past its memory limit here and
 /// reads it back in order, so memory stays constant however far the consumer falls behind.
 ///
-/// The file is made owner-only (`mkstemp`) and unlinked at once: it has no name, nothing else
+/// The file is made owner-only (`mkstemp`) and close-on-exec, and unlinked at once: it has no name, nothing else
 /// can open it, and it disappears when closed, even if the process dies. It holds at most
 /// `limit` unread bytes, written round a ring of `limit` bytes, so the file never grows past
 /// `limit` however much goes through (appending, it grew by everything that went through while
@@ -31,6 +31,9 @@ final class SpillFile {
     /// Bytes written and not yet read.
     var pending: Int64 { writeOffset - readOffset }
 
+    /// Whether the descriptor is closed in a child process that runs another program (for tests).
+    var isCloseOnExec: Bool { fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0 }
+
     /// The size of the file on disk (for tests): at most ``limit``.
     var sizeOnDisk: Int64 {
         var info = stat()
@@ -46,6 +49,11 @@ final class SpillFile {
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkstemp($0) } ?? -1
         }
+        // Close-on-exec at once: a child process started later would otherwise keep the unlinked
+        // file, and up to `limit` of the response, for as long as it lives. (`mkostemp`, which
+        // sets it atomically, is not visible to Swift through Glibc; a `fork` on another thread
+        // between these two calls is the only window.)
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else {
             throw TransportError(
                 .other, url: nil, message: "Could not make a file for a stream's unread bytes (errno \(errno)).")

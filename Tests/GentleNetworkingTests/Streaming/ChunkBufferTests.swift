@@ -142,6 +142,7 @@ struct ChunkBufferTests {
     @Test("SpillFile: reads back what was written, refuses past its limit, and empties when drained")
     func spillFile() throws {
         let file = try SpillFile(limit: 1000)
+        #expect(file.isCloseOnExec, "a child process must not inherit the file")
         #expect(try file.read(upTo: 10) == nil)
         #expect(try file.write(Self.pattern(0, 600)))
         #expect(try !file.write(Self.pattern(600, 401)), "1,001 unread bytes would exceed the limit")
