@@ -114,7 +114,8 @@ extension HTTPNetworkService {
     ///   - policy: `EventSourcePolicy()` by default: 3 s before reconnecting unless the server
     ///     says otherwise, 3 backed-off reconnects without an event before giving up.
     ///   - lastEventID: The ID to resume after; `nil` (the default) for the start, or the
-    ///     endpoint's own `Last-Event-ID` header when it has one.
+    ///     endpoint's own `Last-Event-ID` header when it has one (spelled in several cases: the
+    ///     one the request builder would send, the last name in sorted order).
     ///   - clock: ``RetryClock/live`` by default; tests inject one to assert the delays.
     ///   - maxLineBytes: The longest line accepted; 1 MiB by default.
     ///   - maxEventBytes: The largest event data accepted; 8 MiB by default.
@@ -126,9 +127,13 @@ extension HTTPNetworkService {
     ) -> EventSourceSequence {
         let service = self
         // An endpoint that carries `Last-Event-ID` itself (any spelling) resumes from it, as if
-        // given as `lastEventID`; the stream's own IDs replace it from then on.
+        // given as `lastEventID`; the stream's own IDs replace it from then on. Spelled more than
+        // once, the one a request would carry: the last in the sorted order the builder sets
+        // headers in (the first a dictionary happened to give changed from run to run).
         let resumeID =
-            lastEventID ?? endpoint.headers.first { $0.key.equalsIgnoringASCIICase("Last-Event-ID") }?.value
+            lastEventID
+            ?? endpoint.headers.filter { $0.key.equalsIgnoringASCIICase("Last-Event-ID") }.max { $0.key < $1.key }?
+            .value
         return EventSourceSequence(
             policy: policy, lastEventID: resumeID, clock: clock, maxLineBytes: maxLineBytes,
             maxEventBytes: maxEventBytes

@@ -5,7 +5,7 @@
 /// - `field: value` (one space after the colon is dropped), or a whole line as a field with an
 ///   empty value. Fields are matched by their bytes, so a combining mark after the colon or the
 ///   space stays in the value. `event` sets the type, `data` appends a line, `id` sets the
-///   last event ID buffer (unless it contains NUL), `retry` sets the reconnection time (ASCII
+///   last event ID buffer (unless it contains NUL or is longer than ``maxEventIDBytes``), `retry` sets the reconnection time (ASCII
 ///   digits only; huge values saturate, never trap). Other fields are ignored.
 /// - A blank line makes the buffered ID the last event ID (even when no event is dispatched),
 ///   then dispatches the event, unless no `data` was given. An `id` in a block that never ends
@@ -18,6 +18,12 @@ public struct ServerSentEventParser: Sendable {
     public let maxEventBytes: Int
     /// 8 MiB.
     public static let defaultMaxEventBytes = 8 << 20
+    /// The longest `id` kept, in bytes: 4 KiB. A longer one is ignored, like one with NUL (the
+    /// last event ID stays what it was): sent back as `Last-Event-ID`, a 300 KB one made every
+    /// reconnect's request too large to send (`.invalidRequest`), and a caller resuming from the
+    /// saved ID failed the same way on every connect. Servers refuse header lines far shorter
+    /// (nginx at 8 KiB).
+    public static let maxEventIDBytes = 4 << 10
 
     private var sawFirstLine = false
     private var eventType = ""
@@ -81,7 +87,7 @@ public struct ServerSentEventParser: Sendable {
             data += value
             hasData = true
         case .id:
-            if !value.utf8.contains(0) { idBuffer = String(value) }
+            if value.utf8.count <= Self.maxEventIDBytes, !value.utf8.contains(0) { idBuffer = String(value) }
         case .retry:
             if let milliseconds = Self.milliseconds(value) {
                 reconnectionTime = milliseconds

@@ -2,6 +2,10 @@ import Foundation
 import GentleNetworking
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("EventSourceState: reconnects, Last-Event-ID, retry: and backoff, without I/O")
 struct EventSourceStateTests {
     let policy = EventSourcePolicy(
@@ -181,5 +185,44 @@ struct EventSourceStateTests {
         #expect(
             nan.opened(statusCode: 503, contentType: nil, randomUnit: 0, retryAfter: .nan)
                 == .reconnect(after: 3, lastEventID: nil))
+    }
+}
+
+/// Answers every request with a 204 (which ends an event source) and records the
+/// `Last-Event-ID` each one carried.
+private final class LastEventIDRecorder: HTTPTransportProtocol, Sendable {
+    private let sent = Locked<[String?]>([])
+    var lastEventIDs: [String?] { sent.current }
+
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        sent.withLock { $0.append(request.value(forHTTPHeaderField: "Last-Event-ID")) }
+        guard let url = request.url,
+            let response = HTTPURLResponse(url: url, statusCode: 204, httpVersion: nil, headerFields: nil)
+        else { throw URLError(.badURL) }
+        return (Data(), response)
+    }
+}
+
+@Suite("HTTPNetworkService.eventSource: the endpoint's own Last-Event-ID")
+struct EventSourceResumeTests {
+    @Test(
+        "Spelled in two cases, the endpoint's Last-Event-ID resumes from the one a request carries: the last sorted name"
+    )
+    func duplicateSpellings() async throws {
+        let environment = DefaultAPIEnvironment(baseURL: URL(string: "http://127.0.0.1:9")!)
+        // Eight pairs: a dictionary's order decides none of them right by chance more than once in 256 runs.
+        let pairs = [
+            ("Last-Event-ID", "last-event-id"), ("LAST-EVENT-ID", "Last-Event-Id"), ("last-event-ID", "Last-event-id"),
+            ("LAST-event-id", "last-EVENT-id"), ("Last-Event-Id", "last-Event-Id"), ("LAST-EVENT-Id", "Last-EVENT-ID"),
+            ("LaSt-EvEnT-Id", "lAsT-eVeNt-Id"), ("LAST-EVENT-ID", "last-event-id"),
+        ]
+        for (first, second) in pairs {
+            let transport = LastEventIDRecorder()
+            let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+            let endpoint = Endpoint(path: "/feed", method: .get, headers: [first: "from-first", second: "from-second"])
+            for try await _ in service.eventSource(to: endpoint, via: environment) {}
+            let expected = max(first, second) == first ? "from-first" : "from-second"
+            #expect(transport.lastEventIDs == [expected], "\(first) / \(second)")
+        }
     }
 }

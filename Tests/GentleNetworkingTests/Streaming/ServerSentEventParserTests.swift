@@ -76,6 +76,19 @@ struct ServerSentEventParserTests {
         #expect(ServerSentEventParser(lastEventID: "resume-from").lastEventID == "resume-from")
     }
 
+    @Test("An id longer than 4 KiB is ignored (the last event ID stays); one of exactly 4 KiB is kept")
+    func longEventID() throws {
+        let longest = String(repeating: "a", count: ServerSentEventParser.maxEventIDBytes)
+        let events = try serverSentEvents(
+            "id: 7\ndata: a\n\nid: \(longest)b\ndata: b\n\nid: \(longest)\ndata: c\n\n")
+        #expect(events.map(\.id) == ["7", "7", longest])
+        var parser = ServerSentEventParser()
+        for line in ["id: 7", "", "id: " + String(repeating: "x", count: 300_000), ""] {
+            _ = try parser.consume(line: line)
+        }
+        #expect(parser.lastEventID == "7")
+    }
+
     @Test("retry: ASCII digits only; others ignored; huge values saturate; it applies without an event")
     func retry() throws {
         var parser = ServerSentEventParser()
