@@ -21,6 +21,14 @@ extension HTTPNetworkService {
     public func stream(
         to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
     ) async throws -> (HTTPByteStream, HTTPURLResponse) {
+        let (body, response, _) = try await streamExchange(to: endpoint, via: environment)
+        return (body, response)
+    }
+
+    /// ``stream(to:via:)``, with the request that was sent (for the credentials its errors scrub).
+    private func streamExchange(
+        to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol
+    ) async throws -> (HTTPByteStream, HTTPURLResponse, URLRequest) {
         let request = try await prepare(endpoint, environment)
         let log = NetworkLogSession(logger: logger, request: request, alsoHeaders: [authService.headerField])
         // Steps (retries, refreshes, redirects) are logged as they happen; the metrics logged with
@@ -71,7 +79,7 @@ extension HTTPNetworkService {
         // The head is logged; the body is the caller's to read, so it is not.
         log?.response(response, body: Data(), metrics: recorder?.snapshot())
         let service = self
-        return (body.mappingErrors { service.mapped($0, request: request) }, response)
+        return (body.mappingErrors { service.mapped($0, request: request) }, response, request)
     }
 
     /// ``stream(to:via:)`` as UTF-8 lines; see ``HTTPByteStream/lines(maxLineBytes:)``.
@@ -94,13 +102,17 @@ extension HTTPNetworkService {
     }
 
     /// ``stream(to:via:)`` as JSON Lines of `type`, decoded with the service's
-    /// ``jsonDecoder``; see ``HTTPByteStream/jsonLines(of:decoder:maxLineBytes:)``.
+    /// ``jsonDecoder``; see ``HTTPByteStream/jsonLines(of:decoder:maxLineBytes:)``. A line that
+    /// does not decode is ``StreamingError/undecodableLine(line:message:)`` whose message is
+    /// scrubbed of the request's credentials, as ``request(to:via:)``'s decoding errors are.
     public func jsonLines<Element: Decodable>(
         of type: Element.Type, to endpoint: any EndpointProtocol, via environment: any APIEnvironmentProtocol,
         maxLineBytes: Int = LineSplitter.defaultMaxLineBytes
     ) async throws -> JSONLinesSequence<Element> {
-        try await stream(to: endpoint, via: environment).0.jsonLines(
-            of: type, decoder: jsonDecoder, maxLineBytes: maxLineBytes)
+        let (body, _, request) = try await streamExchange(to: endpoint, via: environment)
+        return JSONLinesSequence(
+            bytes: body, decoder: JSONLinesDecoder(decoder: jsonDecoder, secrets: secrets(of: request)),
+            maxLineBytes: maxLineBytes)
     }
 
     /// Server-Sent Events of `endpoint` that survive dropped connections: an `EventSource`-style

@@ -14,8 +14,9 @@ public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// a last line without its line ending, which is never applied), which the event-stream
     /// format says must not be dispatched.
     case incompleteEvent
-    /// Line `line` (1-based) of a JSON Lines body did not decode; `message` says why, without
-    /// quoting the line.
+    /// Line `line` (1-based) of a JSON Lines body did not decode; `message` names the type, the
+    /// coding path and the decoder's reason (see ``JSONLinesDecoder``: never the whole line, but
+    /// the reason can quote one of its values, cut and scrubbed).
     case undecodableLine(line: Int, message: String)
     /// A task asked for the next chunk of a stream while another task was waiting for one: a
     /// stream is read by one task at a time. The second reader gets this at once; when its loop

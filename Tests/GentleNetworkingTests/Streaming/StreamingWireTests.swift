@@ -88,6 +88,33 @@ struct StreamingWireTests {
         #expect(line == 4)
     }
 
+    @Test(
+        "A JSON line that echoes the caller's token into an enum: the error names the line and the field, never the token",
+        arguments: TransportKind.all)
+    func jsonLinesScrubCredentials(kind: TransportKind) async throws {
+        enum Status: String, Decodable, Sendable { case ok }
+        struct Row: Decodable, Sendable { let status: Status }
+        let token = "echoed-t0k3n-SEKRIT"
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/rows") { _ in
+            LoopbackResponse(status: 200, body: Data("{\"status\":\"ok\"}\n{\"status\":\"\(token)\"}\n".utf8))
+        }
+        let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService(token: token))
+        let result = await outcome {
+            try await service.jsonLines(of: Row.self, to: get("/rows", auth: true), via: environment(server))
+        }
+        #expect(result.items.count == 1)
+        guard case StreamingError.undecodableLine(let line, let message)? = result.error as? StreamingError else {
+            Issue.record("expected undecodableLine, got \(String(describing: result.error))")
+            return
+        }
+        #expect(line == 2)
+        #expect(message.contains("status") && !message.contains("SEKRIT"), "\(message)")
+        #expect(!"\(String(describing: result.error))".contains("SEKRIT"))
+        #expect(server.requests(path: "/rows").first?.header("Authorization") == "Bearer \(token)")
+    }
+
     @Test("A non-2xx stream throws the same NetworkError as request, with its body", arguments: TransportKind.all)
     func statusError(kind: TransportKind) async throws {
         let server = try LoopbackServer()
