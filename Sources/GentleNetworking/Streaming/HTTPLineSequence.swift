@@ -41,7 +41,13 @@ struct LineReader {
     private var splitter: LineSplitter
     private var ready: [String] = []
     private var readyIndex = 0
+    /// What is left of the chunk being split: lines are taken from it ``linesPerBatch`` at a time.
+    private var unsplit: Data.Iterator?
     private var ended = false
+
+    /// The most lines split ahead of the consumer: memory for lines stays bounded however many
+    /// a chunk holds (a chunk of line endings made a million strings at once).
+    static let linesPerBatch = 256
     /// Whether the line returned last had no end of line: the body ended in the middle of it.
     /// Lines and JSON Lines take it as the last line; Server-Sent Events do not (WHATWG: a line
     /// is what a line ending ends).
@@ -55,6 +61,9 @@ struct LineReader {
 
     /// The number of the line returned last (1-based).
     var lineNumber: Int { splitter.lineCount - (ready.count - readyIndex) }
+
+    /// Lines split and not returned yet (for tests): at most ``linesPerBatch``.
+    var linesAhead: Int { ready.count - readyIndex }
 
     /// The next line; `nil` at the end of the body, and after a failure has been thrown.
     ///
@@ -78,8 +87,12 @@ struct LineReader {
                 throw fault
             }
             do {
-                if let chunk = try await bytes.next() {
-                    ready = try splitter.push(chunk)
+                if var rest = unsplit {
+                    ready = try splitter.push(from: &rest, maxLines: Self.linesPerBatch)
+                    // Fewer lines than asked for: the chunk is used up (or a fault is held).
+                    unsplit = ready.count < Self.linesPerBatch ? nil : rest
+                } else if let chunk = try await bytes.next() {
+                    unsplit = chunk.makeIterator()
                 } else {
                     ended = true
                     if let last = try splitter.finish() {
@@ -89,6 +102,7 @@ struct LineReader {
                 }
             } catch let error as StreamingError {
                 ended = true
+                unsplit = nil
                 stop()
                 throw error
             } catch {

@@ -48,11 +48,23 @@ public struct LineSplitter: Sendable {
     /// (this one, when no line came before it), and by every call after it.
     ///
     /// - Throws: ``StreamingError/lineTooLong(limit:)`` or ``StreamingError/invalidUTF8(line:)``.
+    /// All the lines `bytes` complete are returned at once: a reader of a large chunk that may
+    /// hold many short lines takes them a batch at a time with ``push(from:maxLines:)``.
     public mutating func push(_ bytes: some Sequence<UInt8>) throws(StreamingError) -> [String] {
+        var iterator = bytes.makeIterator()
+        return try push(from: &iterator, maxLines: .max)
+    }
+
+    /// ``push(_:)`` reading `bytes` only until `maxLines` lines are complete (or it ends): the
+    /// rest stays in the iterator for the next call. A 1 MiB chunk of line endings is a million
+    /// empty lines, 16 bytes each in an array, if taken at once.
+    mutating func push<Bytes: IteratorProtocol<UInt8>>(
+        from bytes: inout Bytes, maxLines: Int
+    ) throws(StreamingError) -> [String] {
         if let failure { throw failure }
         var lines: [String] = []
         do throws(StreamingError) {
-            for byte in bytes {
+            while lines.count < maxLines, let byte = bytes.next() {
                 if afterCarriageReturn {
                     afterCarriageReturn = false
                     if byte == 0x0A { continue }
