@@ -230,7 +230,7 @@ package enum Redactor {
     /// Headers with every credential value replaced, and any header whose value contains one
     /// of `secrets` replaced too (a server echoing a token in a header of its own). Control
     /// characters in names and values are escaped (`PrintableText`).
-    static func headers(
+    package static func headers(
         _ headers: [String: String], scrubbing secrets: [String] = [], alsoRedacting: [String] = []
     ) -> [String: String] {
         var result: [String: String] = [:]
@@ -361,7 +361,7 @@ package enum Redactor {
     /// redacts, plus `alsoHeaders`, such as an auth service's own header), whole and without
     /// their auth scheme; each cookie's value; and the sensitive query values. Longest first, so
     /// a value is scrubbed before any part of it.
-    static func credentialValues(of request: URLRequest, alsoHeaders: [String] = []) -> [String] {
+    package static func credentialValues(of request: URLRequest, alsoHeaders: [String] = []) -> [String] {
         var values: Set<String> = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             // Every name in `sensitiveHeaders` holds one of the fragments `isSensitiveName`
@@ -450,7 +450,7 @@ package enum Redactor {
     /// A few secrets (nearly every request has none to four) are looked for one after the other;
     /// many go through ``scrubInOnePass(_:secrets:)``: one after the other costs the text's length
     /// times their number, minutes for a caller's URL with 50,000 secret-named query items.
-    static func scrub(_ text: String, secrets: [String]) -> String {
+    package static func scrub(_ text: String, secrets: [String]) -> String {
         if secrets.count > 16 { return scrubInOnePass(text, secrets: secrets) }
         var result = text
         for secret in secrets where contains(result, secret) {
@@ -516,7 +516,7 @@ package enum Redactor {
     }
 
     /// The URL as text, with user info removed and sensitive query values replaced.
-    static func url(_ url: URL?) -> String {
+    package static func url(_ url: URL?) -> String {
         guard let url else { return "<no URL>" }
         // Most URLs have no user info, query or fragment: nothing to remove, and parsing them
         // into components (several microseconds on Linux) is skipped.
@@ -915,7 +915,7 @@ package enum Redactor {
 
     /// Redacts `name=value` pairs in a form or query string, separated by `&` or `;` (the older
     /// separator servers still accept: `?a=1;api_key=…`).
-    static func redactForm(_ form: String) -> String {
+    package static func redactForm(_ form: String) -> String {
         form.split(separator: "&", omittingEmptySubsequences: false).map(redactFormPart).joined(separator: "&")
     }
 

@@ -12,13 +12,15 @@ extension String.StringInterpolation {
     /// when there are any, then the body pretty-printed when it is JSON, else
     /// `Content-Length: N bytes`.
     ///
-    /// Unlike Y-Network, credentials are never printed: the values of `Authorization` (its
-    /// scheme is kept: `Bearer <redacted>`), `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and
-    /// of any header, query item or JSON key whose name mentions a token, password, secret, API
-    /// key, session, signature, credential or cookie become `<redacted>` (in the query, and in a
-    /// fragment written as a form, `#access_token=…`), by the same rules as the library's log
-    /// records; the URL's user info is left out. A JSON body above 64 KiB is not parsed and is
-    /// shown by its length only.
+    /// Unlike Y-Network, credentials are never printed, by the rules of the library's log records
+    /// (`Redactor`): the values of `Authorization` (its scheme is kept: `Bearer <redacted>`),
+    /// `Proxy-Authorization`, `Cookie`, and of any header, query item (`&`- or `;`-separated),
+    /// path parameter (`;jsessionid=…`) or JSON key whose name mentions a token, password,
+    /// secret, API key, session, signature, credential or cookie become `<redacted>`; a header
+    /// whose value is a URL is shown as the request's URL is; those credential values are
+    /// scrubbed wherever else they appear (another header, a JSON field); the URL's user info
+    /// is left out, and a fragment written as a form is redacted as the query is. A JSON body above 64 KiB is not parsed and is shown by its
+    /// length only.
     public mutating func appendInterpolation(request: URLRequest) {
         appendLiteral(RequestDescription.text(request))
     }
@@ -26,17 +28,30 @@ extension String.StringInterpolation {
 
 /// The redacted one-line summary behind `"\(request:)"`.
 enum RequestDescription {
-    static let placeholder = "<redacted>"
     /// The largest JSON body that is parsed and shown.
     static let maxShownBody = 64 * 1024
 
     static func text(_ request: URLRequest) -> String {
+        // The credentials the request carries, scrubbed wherever they appear again (a header of
+        // another name, a JSON field), as the log records scrub them.
+        let secrets = Redactor.credentialValues(of: request)
         var items: [String] = []
         if let method = request.httpMethod { items.append(method) }
-        if let url = request.url { items.append(redacted(url)) }
-        let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        if let url = request.url {
+            var shown = Redactor.url(url)
+            // The log records leave the fragment out; shown here, as a form it is redacted as the
+            // query is (`#id_token=…&state=…` of an OAuth callback).
+            if let fragment = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedFragment,
+                !fragment.isEmpty
+            {
+                shown += "#" + (fragment.contains("=") ? Redactor.redactForm(fragment) : fragment)
+            }
+            items.append(Redactor.scrub(shown, secrets: secrets))
+        }
+        let headers = Redactor.headers(request.allHTTPHeaderFields ?? [:], scrubbing: secrets)
+            .sorted { $0.key.lowercased() < $1.key.lowercased() }
         if !headers.isEmpty {
-            let pairs = headers.map { "\"\($0.key)\": \"\(redacted(header: $0.key, value: $0.value))\"" }
+            let pairs = headers.map { "\"\($0.key)\": \"\($0.value)\"" }
             items.append("Headers: [" + pairs.joined(separator: ", ") + "]")
         }
         if let body = request.httpBody, !body.isEmpty {
@@ -44,48 +59,12 @@ enum RequestDescription {
                 let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
                 let text = PrettyJSON.text(object: redacted(json: object))
             {
-                items.append(text)
+                items.append(Redactor.scrub(text, secrets: secrets))
             } else {
                 items.append("Content-Length: \(body.count) bytes")
             }
         }
         return items.joined(separator: "\t")
-    }
-
-    /// Whether a header, query item or JSON key named `name` holds a credential: by the rules of
-    /// the library's log records (`Redactor`), so this text never shows what a record hides.
-    static func isSensitive(_ name: String) -> Bool {
-        Redactor.isSensitiveName(name) || Redactor.sensitiveHeaders.contains(name.lowercased())
-    }
-
-    static func redacted(header name: String, value: String) -> String {
-        Redactor.headerValue(name: name, value: value)
-    }
-
-    static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return placeholder
-        }
-        // The user info goes whole: a user name can be the secret (`https://ghp_TOKEN@host`).
-        if components.user != nil || components.password != nil {
-            components.user = nil
-            components.password = nil
-        }
-        if let items = components.queryItems {
-            components.queryItems = items.map { item in
-                isSensitive(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: placeholder) : item
-            }
-        }
-        // A fragment in form syntax is redacted as the query is (`#access_token=…` of an
-        // OAuth implicit-flow callback).
-        if let fragment = components.fragment, fragment.contains("=") {
-            components.fragment = fragment.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, isSensitive(String(parts[0])) else { return String(pair) }
-                return parts[0] + "=" + placeholder
-            }.joined(separator: "&")
-        }
-        return components.string ?? placeholder
     }
 
     static func redacted(json: Any) -> Any {

@@ -195,6 +195,25 @@ struct InterpolationTests {
         #expect(text.contains(#""user" : "ada""#))
     }
 
+    @Test("\\(request:) hides what the log records hide: ';' pairs, code, path parameters, URL headers, echoed values")
+    func redactsAsLogRecordsDo() throws {
+        let url = try #require(
+            URL(
+                string:
+                    "https://api.example.com/app;jsessionid=js-SEKRIT/items?a=1;api_key=q-SEKRIT&code=c-SEKRIT#a=1;access_token=f-SEKRIT"
+            ))
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("Bearer bearer-SEKRIT", forHTTPHeaderField: "Authorization")
+        request.setValue("https://x.example/cb?access_token=ref-SEKRIT", forHTTPHeaderField: "Referer")
+        request.setValue("bearer-SEKRIT", forHTTPHeaderField: "X-Echo")
+        request.httpBody = Data(#"{"note":"bearer-SEKRIT","n":1}"#.utf8)
+        let text = "\(request: request)"
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        #expect(
+            text.contains("/items?a=1") && text.contains("Bearer <redacted>") && text.contains(#""n" : 1"#), "\(text)")
+    }
+
     @Test("\\(request:) shows a non-JSON or very large body by its length only")
     func opaqueBodies() throws {
         var request = URLRequest(url: try #require(URL(string: "https://api.example.com/form")))
