@@ -322,26 +322,41 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me/slow").map(\.bearerToken) == ["same", "same"])
     }
 
-    @Test("Session credentials go only to the base path's origin: an absolute path elsewhere gets none")
-    func credentialsStayWithOrigin() async throws {
+    /// A request whose path is an absolute URL.
+    private struct Absolute: NetworkRequest {
+        let url: String
+        var path: PathRepresentable { url }
+    }
+
+    /// Two loopback servers (two origins) answering `GET /me`.
+    private static func twoOrigins() throws -> (LoopbackServer, LoopbackServer) {
         let api = try LoopbackServer()
         let elsewhere = try LoopbackServer()
+        for server in [api, elsewhere] {
+            server.route("GET", "/me") { _ in .json(#"{"id":1,"name":"Ada"}"#) }
+        }
+        return (api, elsewhere)
+    }
+
+    /// `GET /me` by the base path, by an absolute URL to the base's origin, and by one to `elsewhere`.
+    private static func getMe(
+        with manager: NetworkManager, from api: LoopbackServer, _ elsewhere: LoopbackServer
+    ) async throws {
+        let _: User = try await manager.submit(Me())
+        let _: User = try await manager.submit(Absolute(url: api.url("/me").absoluteString))
+        let _: User = try await manager.submit(Absolute(url: elsewhere.url("/me").absoluteString))
+    }
+
+    @Test("Session credentials go only to the base path's origin: an absolute path elsewhere gets none")
+    func credentialsStayWithOrigin() async throws {
+        let (api, elsewhere) = try Self.twoOrigins()
         defer {
             api.shutdown()
             elsewhere.shutdown()
         }
-        for server in [api, elsewhere] {
-            server.route("GET", "/me") { _ in .json(#"{"id":1,"name":"Ada"}"#) }
-        }
-        struct Absolute: NetworkRequest {
-            let url: String
-            var path: PathRepresentable { url }
-        }
         let manager = makeManager(server: api, sessionManager: TokenSession(token: "secret-token", refreshDelay: 0))
 
-        let _: User = try await manager.submit(Me())
-        let _: User = try await manager.submit(Absolute(url: api.url("/me").absoluteString))
-        let _: User = try await manager.submit(Absolute(url: elsewhere.url("/me").absoluteString))
+        try await Self.getMe(with: manager, from: api, elsewhere)
 
         #expect(api.requests(path: "/me").map(\.bearerToken) == ["secret-token", "secret-token"])
         #expect(elsewhere.requests(path: "/me").count == 1)
@@ -352,18 +367,10 @@ struct SessionManagerTests {
         "The configuration's credential headers go only to the base path's origin; its other headers go everywhere"
     )
     func configurationCredentialsStayWithOrigin() async throws {
-        let api = try LoopbackServer()
-        let elsewhere = try LoopbackServer()
+        let (api, elsewhere) = try Self.twoOrigins()
         defer {
             api.shutdown()
             elsewhere.shutdown()
-        }
-        for server in [api, elsewhere] {
-            server.route("GET", "/me") { _ in .json(#"{"id":1,"name":"Ada"}"#) }
-        }
-        struct Absolute: NetworkRequest {
-            let url: String
-            var path: PathRepresentable { url }
         }
         let manager = makeManager(
             server: api,
@@ -372,9 +379,7 @@ struct SessionManagerTests {
                 "X-Trace": "t-1",
             ])
 
-        let _: User = try await manager.submit(Me())
-        let _: User = try await manager.submit(Absolute(url: api.url("/me").absoluteString))
-        let _: User = try await manager.submit(Absolute(url: elsewhere.url("/me").absoluteString))
+        try await Self.getMe(with: manager, from: api, elsewhere)
 
         let atAPI = api.requests(path: "/me")
         #expect(atAPI.count == 2)
