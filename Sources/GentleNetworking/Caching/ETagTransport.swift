@@ -137,10 +137,17 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// 304 or 412 answers their condition, and a range's 206 is part of a representation, never
     /// one to serve whole, and a whole one must not answer a range).
     func revalidationKey(for request: URLRequest) -> String? {
+        revalidation(for: request)?.key
+    }
+
+    /// ``revalidationKey(for:)``, and whether the request's own `Cache-Control` says `no-store`
+    /// (read in the same pass over its headers): then a 304 answers it from the entry but does
+    /// not renew the entry, as a 2xx to it drops the entry.
+    private func revalidation(for request: URLRequest) -> (key: String, forbidsStoring: Bool)? {
         let method = request.httpMethod ?? "GET"
         guard method == "GET" || method.equalsIgnoringASCIICase("GET") else { return nil }
-        let (key, conditional) = Self.key(method: "GET", request: request, keyed: keyedInForce)
-        return conditional ? nil : key
+        let (key, conditional, forbidsStoring) = Self.key(method: "GET", request: request, keyed: keyedInForce)
+        return conditional ? nil : (key, forbidsStoring)
     }
 
     /// The key for `method` and `request`, and whether the request carries a precondition,
@@ -150,14 +157,17 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// for every GET).
     private static func key(
         method: String, request: URLRequest, keyed: Set<String>
-    ) -> (key: String, conditional: Bool) {
+    ) -> (key: String, conditional: Bool, forbidsStoring: Bool) {
         let url = request.url?.absoluteString ?? ""
         var accept = ""
         var conditional = false
+        var forbidsStoring = false
         var credentials: [(name: String, value: String)] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             if name.equalsIgnoringASCIICase("accept") {
                 accept = value
+            } else if name.equalsIgnoringASCIICase("cache-control") {
+                forbidsStoring = saysNoStore(value)
             } else if name.equalsIgnoringASCIICase("if-none-match") || name.equalsIgnoringASCIICase("range")
                 || name.equalsIgnoringASCIICase("if-range") || name.equalsIgnoringASCIICase("if-modified-since")
                 || name.equalsIgnoringASCIICase("if-match") || name.equalsIgnoringASCIICase("if-unmodified-since")
@@ -188,7 +198,9 @@ public struct ETagTransport: HTTPTransportProtocol {
             }
             identity = "credentials:" + SHA256Digest.hexHash(canonical)
         }
-        return (String(concatenating: [method, " ", url, " accept:", accept, " ", identity]), conditional)
+        return (
+            String(concatenating: [method, " ", url, " accept:", accept, " ", identity]), conditional, forbidsStoring
+        )
     }
 
     private static func normalized(_ names: Set<String>) -> Set<String> {
@@ -217,8 +229,14 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// ``data(for:)``; `mayRefetch`: a 304 naming another representation than the entry's
     /// drops the entry and sends the request once more, unconditionally (only once).
     private func data(for request: URLRequest, mayRefetch: Bool) async throws -> (Data, HTTPURLResponse) {
-        guard let key = revalidationKey(for: request) else {
+        guard let (key, forbidsStoring) = revalidation(for: request) else {
             return try await inner.data(for: request)
+        }
+        // A body stream can be read once, and a 304 naming another representation sends the
+        // request again (a GET with one is rare): read into memory first, as the retrying
+        // decorators do.
+        if mayRefetch, request.httpBodyStream != nil {
+            return try await data(for: RequestBodyStream.reading(request), mayRefetch: true)
         }
         let cached = await entry(for: key)
         var conditional = request
@@ -235,8 +253,8 @@ public struct ETagTransport: HTTPTransportProtocol {
                 return try await self.data(for: request, mayRefetch: false)
             }
             let revalidated = try await renew(
-                cached, key: key, request: request, url: response.url ?? request.url, fields: fields,
-                notModified: notModified)
+                cached, key: key, request: request, forbidsStoring: forbidsStoring, url: response.url ?? request.url,
+                fields: fields, notModified: notModified)
             guard
                 let rebuilt = HTTPURLResponse(
                     url: response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/"),
@@ -271,14 +289,18 @@ public struct ETagTransport: HTTPTransportProtocol {
 
     /// ``deferredData(for:)``; `mayRefetch` as for ``data(for:mayRefetch:)``.
     private func deferredData(for request: URLRequest, mayRefetch: Bool) async throws -> (Data, DeferredResponse) {
-        guard let key = revalidationKey(for: request) else {
+        guard let (key, forbidsStoring) = revalidation(for: request) else {
             return try await innerExchange.deferredExchange(request)
+        }
+        if mayRefetch, request.httpBodyStream != nil {
+            return try await deferredData(for: RequestBodyStream.reading(request), mayRefetch: true)
         }
         let cached = await entry(for: key)
         var condition: [(String, String)] = []
-        // An ETag with CR, LF or NUL (from an entry stored before such ETags were refused) is
-        // left out: it could never be sent.
-        if let cached, RequestValidator.isValidHeaderValue(cached.etag) {
+        // An ETag with CR, LF or NUL, or longer than ``maxETagBytes`` (from an entry stored
+        // before such ETags were refused) is left out: it could never be sent, or would be
+        // refused for good.
+        if let cached, cached.etag.utf8.count <= Self.maxETagBytes, RequestValidator.isValidHeaderValue(cached.etag) {
             condition = [("If-None-Match", cached.etag)]
             ExchangeRecorder.note(.revalidating)
         }
@@ -292,7 +314,8 @@ public struct ETagTransport: HTTPTransportProtocol {
                 return try await deferredData(for: request, mayRefetch: false)
             }
             let revalidated = try await renew(
-                cached, key: key, request: request, url: response.url ?? request.url, fields: fields,
+                cached, key: key, request: request, forbidsStoring: forbidsStoring, url: response.url ?? request.url,
+                fields: fields,
                 notModified: HTTPErrorResponse(
                     statusCode: 304, headers: response.headerFields(), body: data, url: response.url))
             let url = response.url ?? request.url ?? revalidated.url ?? URL(fileURLWithPath: "/")
@@ -353,8 +376,8 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// - Throws: ``TransportError/Code/unexpectedNotModified`` (carrying `notModified`) when
     ///   there was no entry to revalidate.
     private func renew(
-        _ cached: CachedResponse?, key: String, request: URLRequest, url: URL?, fields: [(String, String)],
-        notModified: @autoclosure () -> HTTPErrorResponse
+        _ cached: CachedResponse?, key: String, request: URLRequest, forbidsStoring: Bool, url: URL?,
+        fields: [(String, String)], notModified: @autoclosure () -> HTTPErrorResponse
     ) async throws -> CachedResponse {
         guard let cached else {
             throw TransportError(
@@ -370,7 +393,15 @@ public struct ETagTransport: HTTPTransportProtocol {
             if name.equalsIgnoringASCIICase("Vary") { return value != Self.header("Vary", in: cached.headers) }
             return false
         }
-        if changesStorability, !Self.isStorable(revalidated.headers, varyAllowed: storableVaryHeaders, request: request)
+        // Judged on the 304's own fields too: a `no-store` or `Vary` the renewal could not write
+        // (the stored head at its limits) still forbids keeping the entry. An entry whose ETag
+        // changed into one that could not be sent back (too long, a list) is not kept either.
+        if forbidsStoring
+            || (changesStorability
+                && (!Self.isStorable(revalidated.headers, varyAllowed: storableVaryHeaders, request: request)
+                    || !Self.isStorable(
+                        DeferredResponse.merged(fields), varyAllowed: storableVaryHeaders, request: request)))
+            || (revalidated.etag != cached.etag && !Self.isUsableETag(revalidated.etag))
         {
             await removeEntry(for: key)
         } else {
@@ -554,7 +585,8 @@ public struct ETagTransport: HTTPTransportProtocol {
     }
 
     /// Whether a 304's `fields` name a representation other than `cached`'s: an `ETag` that
-    /// differs from the entry's by weak comparison (RFC 9110 §8.8.3.2, `W/` ignored). RFC 9111
+    /// differs from the entry's by weak comparison (RFC 9110 §8.8.3.2, `W/` ignored), or two
+    /// `ETag` fields (a list names no one representation). RFC 9111
     /// §4.3.4 forbids using such a 304 to update the entry; used, it tied the old body to the new
     /// tag, and the server's later 304s for that tag served the old body for good. A 304
     /// without an `ETag` names none.
@@ -563,7 +595,14 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// rest avoids Foundation's `trimmingCharacters` (about 11k instructions a call on Linux:
     /// with it, the check cost 26k per revalidation, the README stack 0.80x the bare transport).
     static func namesAnotherRepresentation(_ fields: [(String, String)], than cached: CachedResponse) -> Bool {
-        guard let etag = fields.first(where: { $0.0.equalsIgnoringASCIICase("etag") })?.1 else { return false }
+        var found: String?
+        for (name, value) in fields where name.equalsIgnoringASCIICase("etag") {
+            // Two `ETag` fields are a list (merged, it became the entry's tag and went back as
+            // an `If-None-Match` of any length): never one representation.
+            if found != nil { return true }
+            found = value
+        }
+        guard let etag = found else { return false }
         if etag == cached.etag { return false }
         func opaque(_ tag: String) -> Substring {
             var tag = Substring(tag)

@@ -168,3 +168,100 @@ struct ETagNotModifiedNoStoreTests {
         #expect(server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", "\"v1\""])
     }
 }
+
+/// Hostile and careless 304s found by the stop-44 review: a 304 with two `ETag` fields, a
+/// renewal for a request that says `no-store`, a refetch of a request with a body stream.
+@Suite("ETagTransport: a 304 with two ETags, a no-store request's 304, a body stream's refetch")
+struct ETagNotModifiedEdgeTests {
+    /// `/doc`: 200 `A` tagged `"v1"`; to `If-None-Match: "v1"`, once, a 304 with `ETag: "v1"` and
+    /// a second `ETag` of 9,000 bytes; after that honest: 304 for `"v2"`, else 200 `B` tagged
+    /// `"v2"`.
+    private static func routeTwoETags(on server: LoopbackServer) {
+        let hostileAnswered = Locked(false)
+        let long = "\"" + String(repeating: "x", count: 9_000) + "\""
+        server.route("GET", "/doc") { request in
+            let condition = request.header("If-None-Match")
+            if !hostileAnswered.withLock({ $0 }) {
+                if condition == "\"v1\"" {
+                    hostileAnswered.withLock { $0 = true }
+                    return LoopbackResponse(status: 304, headers: [("ETag", "\"v1\""), ("ETag", long)])
+                }
+                return LoopbackResponse.text("A").adding(header: "ETag", "\"v1\"")
+            }
+            if condition == "\"v2\"" { return LoopbackResponse(status: 304, headers: [("ETag", "\"v2\"")]) }
+            return LoopbackResponse.text("B").adding(header: "ETag", "\"v2\"")
+        }
+    }
+
+    @Test(
+        "A 304 with two ETag fields names another representation: refetched, and no list is ever sent back",
+        arguments: TransportKind.all)
+    func twoETags(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        // The deferred path (what `HTTPNetworkService.request` takes), whose fields come as
+        // received from CurlTransport; and `data(for:)`, whose come merged.
+        for deferred in [true, false] {
+            server.clearRecordedRequests()
+            Self.routeTwoETags(on: server)
+            let etag = ETagTransport(inner: try kind.make(), store: InMemoryETagStore())
+            let request = URLRequest(url: server.url("/doc"))
+            for expected in ["A", "B", "B"] {
+                let body = deferred ? try await etag.deferredData(for: request).0 : try await etag.data(for: request).0
+                #expect(body == Data(expected.utf8), "deferred: \(deferred)")
+            }
+            // Before (deferred, CurlTransport): the two were merged into the entry's tag, the
+            // second call answered "A" from the entry, and the third sent `"v1", "xxx…"` (9 KB)
+            // as If-None-Match.
+            #expect(
+                server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil, "\"v2\""],
+                "deferred: \(deferred)")
+        }
+    }
+
+    @Test(
+        "A request that says no-store, answered 304: served from the entry, which is dropped, not renewed",
+        arguments: TransportKind.all)
+    func noStoreRequestNotModified(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/doc") { request in
+            if request.header("If-None-Match") == "\"v1\"" {
+                return LoopbackResponse(status: 304, headers: [("ETag", "\"v1\"")])
+            }
+            return LoopbackResponse.text("A").adding(header: "ETag", "\"v1\"")
+        }
+        for deferred in [false, true] {
+            server.clearRecordedRequests()
+            let etag = ETagTransport(inner: try kind.make(), store: InMemoryETagStore())
+            let plain = URLRequest(url: server.url("/doc"))
+            var noStore = plain
+            noStore.setValue("no-store", forHTTPHeaderField: "Cache-Control")
+            for request in [plain, noStore, plain] {
+                let body = deferred ? try await etag.deferredData(for: request).0 : try await etag.data(for: request).0
+                #expect(body == Data("A".utf8))
+            }
+            // Before: [nil, "v1", "v1"], the entry renewed by the no-store request's 304.
+            #expect(
+                server.requests(path: "/doc").map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil],
+                "deferred: \(deferred)")
+        }
+    }
+
+    @Test("A GET with a body stream whose 304 names another representation is refetched with its body")
+    func bodyStreamRefetch() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        Self.routeTwoETags(on: server)
+        let etag = ETagTransport(inner: try TransportKind.curl.make(), store: InMemoryETagStore())
+        func streamed() -> URLRequest {
+            var request = URLRequest(url: server.url("/doc"))
+            request.httpBodyStream = InputStream(data: Data("q".utf8))
+            return request
+        }
+        #expect(try await etag.data(for: streamed()).0 == Data("A".utf8))
+        // The 304 with two tags: refetched, the stream read once into memory and sent twice.
+        #expect(try await etag.data(for: streamed()).0 == Data("B".utf8))
+        #expect(server.requests(path: "/doc").map(\.body) == [Data("q".utf8), Data("q".utf8), Data("q".utf8)])
+    }
+}
