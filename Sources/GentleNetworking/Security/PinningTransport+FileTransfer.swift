@@ -14,11 +14,22 @@ extension PinningTransport: FileTransferTransport {
     public func download(
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
+        try await download(for: request, to: destination, maxBytes: nil, progress: progress)
+    }
+
+    /// ``download(for:to:progress:)`` with a limit on the body's decoded size (`nil` for none):
+    /// past `maxBytes`, ``TransportError/Code/responseTooLarge`` and no file at `destination`.
+    /// The limit stops the transfer on either path (libcurl's, or `data(for:)`'s body limit).
+    public func download(
+        for request: URLRequest, to destination: URL, maxBytes: Int64?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPURLResponse {
         try await send(request) { request in
             if let files = inner as? any FileTransferTransport {
-                return try await files.download(for: request, to: destination, progress: progress)
+                return try await files.download(for: request, to: destination, maxBytes: maxBytes, progress: progress)
             }
-            return try await inner.downloadThroughMemory(for: request, to: destination, progress: progress)
+            return try await inner.downloadThroughMemory(
+                for: request, to: destination, maxBytes: maxBytes, progress: progress)
         }
     }
 

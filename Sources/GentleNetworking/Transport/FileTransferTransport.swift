@@ -4,6 +4,14 @@ import Foundation
     import FoundationNetworking
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A transport that can move request and response bodies to and from files with constant
 /// memory, reporting progress: ``CurlTransport`` on Linux.
 ///
@@ -19,12 +27,45 @@ public protocol FileTransferTransport: HTTPTransportProtocol {
         for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse
 
+    /// ``download(for:to:progress:)`` with a limit on the body's decoded size, `nil` for none
+    /// (a download to a file has none by default): past `maxBytes` the transfer stops with
+    /// ``TransportError/Code/responseTooLarge`` and no file is left at `destination`.
+    ///
+    /// A conformer that does not implement it gets a default that checks the file's size once
+    /// the transfer is over (so the disk holds the whole body meanwhile); ``CurlTransport`` and
+    /// ``PinningTransport`` stop the transfer at the limit.
+    func download(
+        for request: URLRequest, to destination: URL, maxBytes: Int64?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPURLResponse
+
     /// Sends the contents of `file` as the body of `request`, reading it as the upload proceeds,
     /// and returns the response body and response. A `file` that is not a file URL is
     /// ``TransportError/Code/invalidRequest``, and nothing is sent or read.
     func upload(
         for request: URLRequest, fromFile file: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPURLResponse)
+}
+
+extension FileTransferTransport {
+    /// The default of ``download(for:to:maxBytes:progress:)`` for a conformer that cannot stop
+    /// its transfer at a limit: the file is checked once it is in place, and removed when it
+    /// holds more than `maxBytes`.
+    public func download(
+        for request: URLRequest, to destination: URL, maxBytes: Int64?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> HTTPURLResponse {
+        let response = try await download(for: request, to: destination, progress: progress)
+        guard let maxBytes else { return response }
+        var info = stat()
+        if let path = destination.localFilePath, lstat(path, &info) == 0, Int64(info.st_size) > max(0, maxBytes) {
+            unlink(path)
+            throw TransportError(
+                .responseTooLarge, url: request.url,
+                message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
+        }
+        return response
+    }
 }
 
 extension DefaultTransport {
@@ -45,11 +86,20 @@ extension HTTPTransportProtocol {
     /// download), with one progress report at the end. For transports that cannot stream to a
     /// file but must not be bypassed (pinning, retries). A failed write is a `CocoaError` naming
     /// `destination`.
+    ///
+    /// `maxBytes`, when given, is the body's limit instead of the in-memory one in force.
     package func downloadThroughMemory(
-        for request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
+        for request: URLRequest, to destination: URL, maxBytes: Int64? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
         let destinationPath = try TransportError.downloadDestinationPath(destination, request: request.url)
-        let (data, response) = try await self.data(for: request)
+        let data: Data
+        let response: HTTPURLResponse
+        if let maxBytes {
+            (data, response) = try await ResponseLimits.withMaxBodyBytes(maxBytes) { try await self.data(for: request) }
+        } else {
+            (data, response) = try await self.data(for: request)
+        }
         try AtomicFile.writeDownload(data, to: destinationPath)
         let size = Int64(data.count)
         progress?(

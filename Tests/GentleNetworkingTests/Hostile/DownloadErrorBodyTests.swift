@@ -107,6 +107,40 @@ struct DownloadErrorBodyTests {
         }
     }
 
+    @Test(
+        "A 2xx download given maxBytes, through PinningTransport or through memory: an endless 200 stops at the limit",
+        arguments: ["pinning", "throughMemory"])
+    func endlessSuccessWithLimit(way: String) async throws {
+        let scratch = try makeScratchDirectory("download-limit")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        server.route("/file", .endlessBody(chunked: true))
+        let destination = scratch.appendingPathComponent("download")
+        // As above: without the limit the download would not end; the server stops at 256 MiB.
+        let watchdog = Task {
+            while !Task.isCancelled, server.bytesSentCount < 256 << 20 {
+                try? await Task.sleep(nanoseconds: 50_000_000)
+            }
+            if !Task.isCancelled { server.shutdown() }
+        }
+        defer { watchdog.cancel() }
+        let request = URLRequest(url: server.url("/file"))
+        let error = await Self.failure(within: 300) {
+            if way == "pinning" {
+                // Before: PinningTransport had no way to pass a limit to the libcurl file sink.
+                _ = try await PinningTransport(pinnedDomains: [:]).download(
+                    for: request, to: destination, maxBytes: 1 << 20, progress: nil)
+            } else {
+                _ = try await CurlTransport().downloadThroughMemory(
+                    for: request, to: destination, maxBytes: 1 << 20, progress: nil)
+            }
+        }
+        #expect((error as? TransportError)?.code == .responseTooLarge, "\(way): \(String(describing: error))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+        #expect(server.bytesSentCount < 16 << 20, "\(way): \(server.bytesSentCount) bytes sent")
+    }
+
     @Test("A 404 declaring a body above the limit fails before any of it is written", arguments: Path.allCases)
     func declaredErrorBody(path: Path) async throws {
         let scratch = try makeScratchDirectory("download-error-body")
