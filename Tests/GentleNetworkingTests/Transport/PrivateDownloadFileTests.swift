@@ -1,4 +1,5 @@
 import Foundation
+import GentleNetworkingTesting
 import Testing
 import YNetwork
 
@@ -103,5 +104,52 @@ private struct SubmitOnlyEngine: NetworkEngine {
         guard let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)
         else { throw URLError(.badServerResponse) }
         return (body, response)
+    }
+}
+
+/// A download's partial file is made anew, exclusively, on every hop of a redirect: reopened by
+/// name, a file someone put at that name between hops (in a directory others can write to) was
+/// truncated and written into, keeping its owner and mode, and then moved into place.
+@Suite("CurlTransport downloads: the partial file is the download's own on every hop")
+struct DownloadPartialFileTests {
+    @Test("A file put at the partial file's name between two hops is not written into nor moved into place")
+    func plantedBetweenHops() async throws {
+        let directory = try makeScratchDirectory("download-hops")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("body.json")
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        // The inode of the file planted while the second hop was being answered.
+        let planted = Locked<UInt64?>(nil)
+        server.route("GET", "/a") { _ in LoopbackResponse(status: 302, headers: [("Location", "/b")]) }
+        server.route("GET", "/b") { _ in
+            // What another user could do: move the partial file away, put one of theirs there
+            // (readable by all).
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            if let partial = names.first(where: { $0.contains(".tmp-") }) {
+                let path = directory.appendingPathComponent(partial).path
+                _ = rename(path, path + ".moved")
+                let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+                var info = stat()
+                if descriptor >= 0, fstat(descriptor, &info) == 0 { planted.withLock { $0 = UInt64(info.st_ino) } }
+                if descriptor >= 0 { close(descriptor) }
+            }
+            return .text("the body")
+        }
+        let transport = try CurlTransport()
+        do {
+            // The second hop's file is open before its answer comes (when the swap happens here):
+            // the swap is seen before the rename, and nothing is moved into place.
+            _ = try await transport.download(for: URLRequest(url: server.url("/a")), to: destination)
+            #expect(try String(contentsOf: destination, encoding: .utf8) == "the body")
+            #expect(permissionBits(destination) == 0o600)
+        } catch let error as CocoaError {
+            #expect(!FileManager.default.fileExists(atPath: destination.path), "\(error)")
+        }
+        let plantedInode = try #require(planted.current, "no partial file to swap during the second hop")
+        var info = stat()
+        // Before: the planted file (0644, empty) was moved into place as the download, and the
+        // call succeeded.
+        #expect(lstat(destination.path, &info) != 0 || UInt64(info.st_ino) != plantedInode)
     }
 }

@@ -204,20 +204,38 @@
             // NAME_MAX even for a destination whose own name is near it.
             let partial = AtomicFile.temporaryPath(for: destinationPath)
             defer { unlink(partial) }
+            // The file this download made (device and inode), checked before it is moved into place.
+            let made = Locked<(device: UInt64, inode: UInt64)?>(nil)
             let response: HTTPURLResponse
             do {
                 (_, response) = try await followingRedirects(request) { current in
-                    // Owner-only: downloads often land in the shared temporary directory.
+                    // Owner-only: downloads often land in the shared temporary directory. Made
+                    // anew for each hop, exclusively: reopened by name, a file another user put
+                    // there between hops (in a directory others can write to) was truncated and
+                    // written into, keeping its owner and mode, then moved into place.
                     try await self.send(
                         current,
                         sink: {
+                            unlink(partial)
                             let descriptor = open(
-                                partial, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                                partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
                             guard descriptor >= 0 else {
                                 throw AtomicFile.Failure(operation: "create", path: partial, code: errno)
                             }
+                            var info = stat()
+                            if fstat(descriptor, &info) == 0 {
+                                made.withLock { $0 = (UInt64(info.st_dev), UInt64(info.st_ino)) }
+                            }
                             return .file(descriptor)
                         }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes)
+                }
+                // Still the file this download made (not one put in its place since): else
+                // nothing is moved into place.
+                var info = stat()
+                guard lstat(partial, &info) == 0, let made = made.current,
+                    (UInt64(info.st_dev), UInt64(info.st_ino)) == made, info.st_uid == geteuid()
+                else {
+                    throw AtomicFile.Failure(operation: "rename", path: destinationPath, code: EEXIST)
                 }
                 guard rename(partial, destinationPath) == 0 else {
                     throw AtomicFile.Failure(operation: "rename", path: destinationPath, code: errno)
