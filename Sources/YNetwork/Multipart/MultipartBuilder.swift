@@ -86,11 +86,20 @@ extension MultipartBuilder {
         // narrowed before anything is written to it; a symbolic link is not followed.
         try BoundaryScanner.validate(boundary)
         guard let path = destination.localFilePath else { throw MultipartError.cannotWrite(destination) }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // Without waiting (a FIFO with no reader held the thread in open(2)) and without
+        // truncating: only a regular file of this user's is emptied and written (a hard link to
+        // another user's writable file was truncated before the mode change failed).
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else { throw MultipartError.cannotWrite(destination) }
         let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? output.close() }
-        guard fchmod(descriptor, 0o600) == 0 else { throw MultipartError.cannotWrite(destination) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
+            fchmod(descriptor, 0o600) == 0, ftruncate(descriptor, 0) == 0
+        else { throw MultipartError.cannotWrite(destination) }
+        // Back to blocking writes: a regular file never blocks, but a full write must not come
+        // back short with EAGAIN.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         func write(_ data: Data) throws {
             do { try output.write(contentsOf: data) } catch { throw MultipartError.cannotWrite(destination) }
         }

@@ -214,6 +214,31 @@ struct MultipartTests {
         }
     }
 
+    @Test("writeBody(to:) a FIFO with no reader, or a directory: cannotWrite at once; an existing file of ours is replaced")
+    func writeBodyRefusesSpecialDestinations() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yn-dest-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let form = MultipartForm(parts: ["a": .formField(value: "1")], boundary: "dest-boundary")
+        for destination in [fifo, directory] {
+            let outcome = Mutex<(any Error)?>(nil)
+            // Before: open(2) of a FIFO without a reader never returned.
+            let finished = finishes(within: 120) {
+                do { try form.writeBody(to: destination) } catch { outcome.withLock { $0 = error } }
+            }
+            #expect(finished, "\(destination.lastPathComponent): still opening after 120 s")
+            guard finished else { continue }
+            #expect(outcome.withLock { $0 } as? MultipartError == .cannotWrite(destination))
+        }
+        let existing = directory.appendingPathComponent("body")
+        try Data(repeating: 0x41, count: 10_000).write(to: existing)
+        try form.writeBody(to: existing)
+        let written = try Data(contentsOf: existing)
+        #expect(written.count < 200 && String(decoding: written, as: UTF8.self).hasSuffix("--dest-boundary--\r\n"))
+    }
+
     @Test("A file part given as a symbolic link sends the file it points to, at its size")
     func symbolicLinkPart() throws {
         let target = try makePatternFile(size: 50_000)
