@@ -214,7 +214,9 @@ struct MultipartTests {
         }
     }
 
-    @Test("writeBody(to:) a FIFO with no reader, or a directory: cannotWrite at once; an existing file of ours is replaced")
+    @Test(
+        "writeBody(to:) a FIFO with no reader, or a directory: cannotWrite at once; an existing file of ours is replaced"
+    )
     func writeBodyRefusesSpecialDestinations() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yn-dest-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
