@@ -21,6 +21,18 @@ public protocol NetworkEngine: Sendable {
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse
 
+    /// ``download(_:to:progress:)`` with a limit on the 2xx body's size (`nil` for none, as a
+    /// download to a file has by default): past `maxBytes`, `TransportError(.responseTooLarge)`
+    /// and no file at `destination`. ``NetworkManager`` passes
+    /// ``NetworkManagerConfiguration/maxDownloadBytes``.
+    ///
+    /// By default the file is checked once the download is over (so the disk holds the whole
+    /// body meanwhile); ``URLNetworkEngine`` stops the transfer at the limit.
+    func download(
+        _ request: URLRequest, to destination: URL, maxBytes: Int64?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> URLResponse
+
     /// Sends the file at `file` as the body of `request`, reporting progress; returns the
     /// response body and response.
     func upload(
@@ -64,6 +76,25 @@ extension NetworkEngine {
         let size = Int64(data.count)
         progress?(
             TransferProgress(bytesReceived: size, expectedBytesToReceive: size, bytesSent: 0, expectedBytesToSend: 0))
+        return response
+    }
+
+    /// ``download(_:to:progress:)``, then the file checked against `maxBytes`, removed when it
+    /// holds more. Engines that can stop a transfer at the limit implement it.
+    public func download(
+        _ request: URLRequest, to destination: URL, maxBytes: Int64?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> URLResponse {
+        let response = try await download(request, to: destination, progress: progress)
+        guard let maxBytes else { return response }
+        let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?
+            .int64Value
+        if let size, size > max(0, maxBytes) {
+            try? FileManager.default.removeItem(at: destination)
+            throw TransportError(
+                .responseTooLarge, url: request.url,
+                message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
+        }
         return response
     }
 

@@ -27,6 +27,8 @@
             var movedFileError: (any Error)?
             /// The response body passed the in-memory limit: the task was cancelled for it.
             var tooLarge: TransportError?
+            /// The most bytes of a 2xx body a download writes; `nil` for no limit.
+            var maxBytes: Int64?
         }
 
         private let lock = NSLock()
@@ -51,12 +53,12 @@
 
         /// Downloads `request` to `destination` on the background session `identifier`.
         static func download(
-            _ request: URLRequest, to destination: URL, identifier: String,
+            _ request: URLRequest, to destination: URL, maxBytes: Int64?, identifier: String,
             progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> URLResponse {
             let (session, delegate) = session(identifier: identifier)
             return try await delegate.run(
-                session.downloadTask(with: request), destination: destination, progress: progress
+                session.downloadTask(with: request), destination: destination, maxBytes: maxBytes, progress: progress
             ).1
         }
 
@@ -73,13 +75,15 @@
         }
 
         private func run(
-            _ task: URLSessionTask, destination: URL?, progress: (@Sendable (TransferProgress) -> Void)?
+            _ task: URLSessionTask, destination: URL?, maxBytes: Int64? = nil,
+            progress: (@Sendable (TransferProgress) -> Void)?
         ) async throws -> (Data, URLResponse) {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     lock.withLock {
                         transfers[task.taskIdentifier] = Transfer(
-                            destination: destination, progress: progress, continuation: continuation)
+                            destination: destination, progress: progress, continuation: continuation,
+                            maxBytes: maxBytes.map { max(0, $0) })
                     }
                     task.resume()
                 }
@@ -101,10 +105,31 @@
             lock.withLock { transfers[task.taskIdentifier]?.progress }
         }
 
+        /// A download's 2xx body is the download, limited only by the caller's `maxBytes`; the
+        /// body of any other status (an error page, a redirect not followed) is held to
+        /// ``ResponseLimits/defaultMaxBodyBytes`` (100 MiB), as on every other download path.
+        /// Past its limit, or declared past it, the task is cancelled, the download fails with
+        /// ``TransportError/Code/responseTooLarge`` and nothing is moved into place (an endless
+        /// 500 was written to disk until the resource timeout, 7 days by default).
         func urlSession(
             _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
             totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
         ) {
+            let status = (downloadTask.response as? HTTPURLResponse)?.statusCode ?? 200
+            let size = max(totalBytesWritten, totalBytesExpectedToWrite)
+            var exceeded = false
+            update(downloadTask) { transfer in
+                let limit = (200..<300).contains(status) ? transfer.maxBytes : ResponseLimits.defaultMaxBodyBytes
+                guard transfer.tooLarge == nil, let limit, size > limit else { return }
+                transfer.tooLarge = TransportError(
+                    .responseTooLarge, url: downloadTask.originalRequest?.url,
+                    message: "The body of the \(status) response passed the limit of \(limit) bytes.")
+                exceeded = true
+            }
+            if exceeded {
+                downloadTask.cancel()
+                return
+            }
             let expected = totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil
             progressHandler(downloadTask)?(
                 TransferProgress(
@@ -126,9 +151,10 @@
         func urlSession(
             _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
         ) {
-            // The file at `location` is removed when this returns: move it now.
+            // The file at `location` is removed when this returns: move it now (not a body past
+            // its limit, whose task was cancelled).
             update(downloadTask) { transfer in
-                guard let destination = transfer.destination else { return }
+                guard let destination = transfer.destination, transfer.tooLarge == nil else { return }
                 do throws(AtomicFile.Failure) {
                     // Replaced in one step, as on every other download path: a file or a
                     // symbolic link is replaced (a link itself, not its target), a directory

@@ -125,19 +125,32 @@ open class URLNetworkEngine: NetworkEngine, @unchecked Sendable {
     open func download(
         _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
+        try await download(request, to: destination, maxBytes: nil, progress: progress)
+    }
+
+    /// ``download(_:to:progress:)`` stopped at `maxBytes` of 2xx body (`nil` for no limit) on
+    /// every path: libcurl's file sink, the background session (Apple), or the in-memory body
+    /// limit of `data(for:)`.
+    open func download(
+        _ request: URLRequest, to destination: URL, maxBytes: Int64?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> URLResponse {
         // Checked here for every path (a file-transfer transport of the app's own too), before
         // anything is sent.
         _ = try TransportError.downloadDestinationPath(destination, request: request.url)
         if let fileTransport {
-            return try await fileTransport.download(for: request, to: destination, progress: progress)
+            return try await fileTransport.download(
+                for: request, to: destination, maxBytes: maxBytes, progress: progress)
         }
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             if usesPlatformTransfers {
                 return try await BackgroundTransferSession.download(
-                    request, to: destination, identifier: backgroundSessionIdentifier, progress: progress)
+                    request, to: destination, maxBytes: maxBytes, identifier: backgroundSessionIdentifier,
+                    progress: progress)
             }
         #endif
-        return try await transport.downloadThroughMemory(for: request, to: destination, progress: progress)
+        return try await transport.downloadThroughMemory(
+            for: request, to: destination, maxBytes: maxBytes, progress: progress)
     }
 
     /// Uploads through the file-transfer transport, else a background session (Apple, no

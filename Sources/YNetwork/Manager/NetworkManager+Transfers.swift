@@ -40,7 +40,8 @@ extension NetworkManager {
                             sent.setValue(String(length), forHTTPHeaderField: "Content-Length")
                         }
                         let response = try await configuration.networkEngine.download(
-                            sent, to: file, progress: { reporter.report($0.fractionReceived) })
+                            sent, to: file, maxBytes: configuration.maxDownloadBytes,
+                            progress: { reporter.report($0.fractionReceived) })
                         return ((), response)
                     }
                     try Task.checkCancellation()

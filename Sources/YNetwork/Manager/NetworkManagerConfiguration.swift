@@ -30,6 +30,12 @@ public struct NetworkManagerConfiguration: Sendable {
     /// How credentials are refreshed on a 401: at most 3 refreshes per 60 s, each given 30 s, by
     /// default. See ``SessionRefreshPolicy``.
     public var sessionRefreshPolicy: SessionRefreshPolicy
+    /// The most bytes of a 2xx body a download to a file (``NetworkManager``'s
+    /// `submitBackgroundDownload`) may write; `nil` (the default) for no limit, as downloads to a
+    /// file have none by default. Past it the transfer stops and fails with
+    /// `TransportError(.responseTooLarge)`, no file left. The body of any other status is held to
+    /// the in-memory limit (100 MiB) whatever this says.
+    public var maxDownloadBytes: Int64?
     private var delegateBox: WeakSessionDelegate
 
     /// A `URLSession` delegate, held weakly, for a `URLSession`-backed engine; `nil` by default.

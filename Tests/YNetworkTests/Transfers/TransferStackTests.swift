@@ -195,3 +195,38 @@ private struct SelfSignedCertificate {
         try? FileManager.default.removeItem(at: directory)
     }
 }
+
+@Suite("NetworkManagerConfiguration.maxDownloadBytes: a download to a file stops at the limit on every engine path")
+struct DownloadLimitTests {
+    @Test(
+        "4 MiB of 200 against a 1 MiB limit: responseTooLarge; without a limit or under it, the whole body",
+        arguments: ["curl", "pinning", "throughMemory"])
+    func limited(path: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let body = Data(repeating: 0x42, count: 4 << 20)
+        server.route("GET", "/big") { _ in LoopbackResponse(status: 200, body: body) }
+        func manager(limit: Int64?) throws -> NetworkManager {
+            let transport: any HTTPTransportProtocol =
+                switch path {
+                case "curl": try CurlTransport()
+                case "pinning": PinningTransport(pinnedDomains: [:])
+                default: try retryingCurl()  // not a file-transfer transport: through memory
+                }
+            var configuration = NetworkManagerConfiguration(
+                basePath: server.baseURL.absoluteString, networkEngine: URLNetworkEngine(transport: transport))
+            configuration.maxDownloadBytes = limit
+            let manager = NetworkManager()
+            manager.configure(with: configuration)
+            return manager
+        }
+        let failed = await download(try manager(limit: 1 << 20), "big")
+        guard case .failure(let error) = failed else {
+            Issue.record("\(path): a 4 MiB body passed a 1 MiB limit")
+            return
+        }
+        #expect((error as? TransportError)?.code == .responseTooLarge, "\(path): \(error)")
+        #expect(try await download(try manager(limit: nil), "big").get() == body)
+        #expect(try await download(try manager(limit: 8 << 20), "big").get() == body)
+    }
+}
