@@ -20,10 +20,11 @@ extension NetworkManager {
         let completionHandler = Handoff(completionHandler)
         return TransferHandle(
             Task {
-                let file = FileManager.default.temporaryDirectory
-                    .appendingPathComponent("ynetwork-download-\(UUID().uuidString)")
-                defer { try? FileManager.default.removeItem(at: file) }
+                var made: URL?
+                defer { made.map(PrivateTemporaryFile.remove) }
                 do {
+                    let file = try PrivateTemporaryFile.url(named: "download")
+                    made = file
                     let built = try RequestAssembler(configuration: configuration).build(request)
                     defer { built.removeTemporaryFile() }
                     let ((), response) = try await self.withSession(
@@ -78,8 +79,7 @@ extension NetworkManager {
                         source = bodyFile
                         temporary = bodyFile
                     } else {
-                        let bodyFile = FileManager.default.temporaryDirectory
-                            .appendingPathComponent("ynetwork-upload-\(UUID().uuidString)")
+                        let bodyFile = try PrivateTemporaryFile.url(named: "upload-body")
                         temporary = bodyFile
                         try writePrivateFile(built.request.httpBody ?? Data(), to: bodyFile)
                         source = bodyFile
@@ -97,7 +97,7 @@ extension NetworkManager {
                 } catch {
                     result = .failure(NetworkError.mapping(error))
                 }
-                if let temporary { try? FileManager.default.removeItem(at: temporary) }
+                if let temporary { PrivateTemporaryFile.remove(temporary) }
                 await onMain { resultHandler.value(result) }
             })
     }

@@ -28,7 +28,7 @@ struct RequestAssembler {
         let bodyFile: URL?
 
         func removeTemporaryFile() {
-            if let bodyFile { try? FileManager.default.removeItem(at: bodyFile) }
+            if let bodyFile { PrivateTemporaryFile.remove(bodyFile) }
         }
     }
 
@@ -78,12 +78,11 @@ struct RequestAssembler {
             if let multipart = body as? MultipartBuilder,
                 try multipart.contentLength() > type(of: multipart).streamingThreshold
             {
-                let file = FileManager.default.temporaryDirectory
-                    .appendingPathComponent("ynetwork-multipart-\(UUID().uuidString)")
+                let file = try PrivateTemporaryFile.url(named: "multipart-body")
                 do {
                     try multipart.writeBody(to: file)
                 } catch {
-                    try? FileManager.default.removeItem(at: file)
+                    PrivateTemporaryFile.remove(file)
                     throw error
                 }
                 return Built(request: urlRequest, bodyFile: file)

@@ -264,6 +264,7 @@ struct MultipartTests {
     private func temporaryMultipartFiles() -> Set<String> {
         let names =
             (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
-        return Set(names.filter { $0.hasPrefix("ynetwork-multipart-") })
+        // The transfers' private directories (`mkdtemp`): `ynetwork-` and six characters.
+        return Set(names.filter { $0.hasPrefix("ynetwork-") && $0.count == "ynetwork-".count + 6 })
     }
 }

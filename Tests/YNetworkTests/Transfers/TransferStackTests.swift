@@ -2,7 +2,8 @@ import Foundation
 import GentleNetworking
 import GentleNetworkingTesting
 import Testing
-import YNetwork
+
+@testable import YNetwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -228,5 +229,33 @@ struct DownloadLimitTests {
         #expect((error as? TransportError)?.code == .responseTooLarge, "\(path): \(error)")
         #expect(try await download(try manager(limit: nil), "big").get() == body)
         #expect(try await download(try manager(limit: 8 << 20), "big").get() == body)
+    }
+}
+
+@Suite("Y-Network transfers keep their temporary files in a directory of their own")
+struct PrivateTemporaryFileTests {
+    @Test("A file of the transfer's own: in a new 0700 directory, removed with it; a file elsewhere is removed alone")
+    func privateDirectory() throws {
+        let first = try PrivateTemporaryFile.url(named: "download")
+        let second = try PrivateTemporaryFile.url(named: "download")
+        let directory = first.deletingLastPathComponent()
+        #expect(directory != second.deletingLastPathComponent())
+        #expect(
+            directory.deletingLastPathComponent().standardizedFileURL
+                == FileManager.default.temporaryDirectory.standardizedFileURL)
+        var info = stat()
+        #expect(lstat(directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700 && info.st_uid == geteuid())
+        // Another user could not have put anything at the file's name: the directory is new.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        try Data("x".utf8).write(to: first)
+        PrivateTemporaryFile.remove(first)
+        PrivateTemporaryFile.remove(second)
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        #expect(!FileManager.default.fileExists(atPath: second.deletingLastPathComponent().path))
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("yn-outside-\(UUID())")
+        try Data("y".utf8).write(to: outside)
+        PrivateTemporaryFile.remove(outside)
+        #expect(!FileManager.default.fileExists(atPath: outside.path))
+        #expect(FileManager.default.fileExists(atPath: FileManager.default.temporaryDirectory.path))
     }
 }
