@@ -341,13 +341,25 @@ package enum Redactor {
         return result + between(rest)
     }
 
-    /// `Refresh: 5; url=…`: the delay as it is and the URL as ``singleURLValue(_:)`` shows it;
-    /// anything else before `url=` (or no `url=`) replaces the value whole.
+    /// `Refresh: 5; url=…` or `5; …`: the delay as it is and the URL as ``singleURLValue(_:)``
+    /// shows it; anything else before `url=` (or before the first `;`, without `url=`) replaces
+    /// the value whole.
     private static func refreshHeaderValue(_ value: String) -> String {
-        guard let marker = value.range(of: "url=", options: .caseInsensitive),
-            value[..<marker.lowerBound].allSatisfy({ $0.isASCIIDigitCharacter || " \t;,.".contains($0) })
-        else { return placeholder }
-        return value[..<marker.upperBound] + singleURLValue(String(value[marker.upperBound...]))
+        func isDelay(_ text: Substring) -> Bool {
+            text.allSatisfy { $0.isASCIIDigitCharacter || " \t;,.".contains($0) }
+        }
+        if let marker = value.range(of: "url=", options: .caseInsensitive), isDelay(value[..<marker.lowerBound]) {
+            return value[..<marker.upperBound] + singleURLValue(String(value[marker.upperBound...]))
+        }
+        // `5; https://…` (HTML allows the URL without `url=`): the URL after the first `;`.
+        if let separator = value.firstIndex(of: ";"), isDelay(value[..<separator]) {
+            var start = value.index(after: separator)
+            while start < value.endIndex, value[start] == " " || value[start] == "\t" {
+                start = value.index(after: start)
+            }
+            return value[..<start] + singleURLValue(String(value[start...]))
+        }
+        return placeholder
     }
 
     /// The shortest credential value that is scrubbed by value: shorter ones would blank out

@@ -283,15 +283,17 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 // for that request's redirects. It is marked as this transport's refresh.
                 let credential = try await ExchangeRecorder.observing(nil) {
                     try await ResponseLimits.$bodyLimitOverride.withValue(nil) {
-                        try await RequestWitness.$current.withValue(nil) {
-                            try await Self.$refreshing.withValue(id) {
-                                try await refreshToken()
-                                // A credential that cannot be sent (CR or LF in a token the refresh
-                                // endpoint handed out) is a failed refresh: taken as a success
-                                // (`try?`), it retired the old token and failed every later
-                                // request before sending, with no 401 to refresh on again.
-                                return try await authService.authorize(probe).value(
-                                    forHTTPHeaderField: authService.headerField)
+                        try await ResponseLimits.$bodyLimitCap.withValue(nil) {
+                            try await RequestWitness.$current.withValue(nil) {
+                                try await Self.$refreshing.withValue(id) {
+                                    try await refreshToken()
+                                    // A credential that cannot be sent (CR or LF in a token the refresh
+                                    // endpoint handed out) is a failed refresh: taken as a success
+                                    // (`try?`), it retired the old token and failed every later
+                                    // request before sending, with no 401 to refresh on again.
+                                    return try await authService.authorize(probe).value(
+                                        forHTTPHeaderField: authService.headerField)
+                                }
                             }
                         }
                     }

@@ -79,7 +79,9 @@ extension HTTPNetworkService {
         // The head is logged; the body is the caller's to read, so it is not.
         log?.response(response, body: Data(), metrics: recorder?.snapshot())
         let service = self
-        return (body.mappingErrors { service.mapped($0, request: request) }, response, request)
+        // Scrubbed of a token a refresh put on the retried request too, as on every path.
+        let sent = request.carryingForScrubbing(witness?.refreshedCredentials ?? [])
+        return (body.mappingErrors { service.mapped($0, request: request) }, response, sent)
     }
 
     /// ``stream(to:via:)`` as UTF-8 lines; see ``HTTPByteStream/lines(maxLineBytes:)``.

@@ -42,14 +42,13 @@ public struct LineSplitter: Sendable {
     /// throws it once those lines are consumed, without waiting for more bytes.
     var heldFault: StreamingError? { failure }
 
-    /// Feeds `bytes` and returns the lines they complete, in order.
+    /// Feeds `bytes` and returns the lines they complete, in order, all at once (the library's
+    /// own line sequences take a large chunk's lines a batch at a time instead).
     ///
     /// Lines completed before a fault are returned first; the fault is thrown by the next call
     /// (this one, when no line came before it), and by every call after it.
     ///
     /// - Throws: ``StreamingError/lineTooLong(limit:)`` or ``StreamingError/invalidUTF8(line:)``.
-    /// All the lines `bytes` complete are returned at once: a reader of a large chunk that may
-    /// hold many short lines takes them a batch at a time with ``push(from:maxLines:)``.
     public mutating func push(_ bytes: some Sequence<UInt8>) throws(StreamingError) -> [String] {
         var iterator = bytes.makeIterator()
         return try push(from: &iterator, maxLines: .max)

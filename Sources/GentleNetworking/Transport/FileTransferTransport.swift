@@ -87,7 +87,8 @@ extension HTTPTransportProtocol {
     /// file but must not be bypassed (pinning, retries). A failed write is a `CocoaError` naming
     /// `destination`.
     ///
-    /// `maxBytes`, when given, is the body's limit instead of the in-memory one in force.
+    /// `maxBytes`, when given, lowers the in-memory limit in force for this body (never raises
+    /// it: the whole body, of any status, is held in memory here).
     package func downloadThroughMemory(
         for request: URLRequest, to destination: URL, maxBytes: Int64? = nil,
         progress: (@Sendable (TransferProgress) -> Void)?
@@ -96,7 +97,7 @@ extension HTTPTransportProtocol {
         let data: Data
         let response: HTTPURLResponse
         if let maxBytes {
-            (data, response) = try await ResponseLimits.withMaxBodyBytes(maxBytes) { try await self.data(for: request) }
+            (data, response) = try await ResponseLimits.withBodyLimitCap(maxBytes) { try await self.data(for: request) }
         } else {
             (data, response) = try await self.data(for: request)
         }

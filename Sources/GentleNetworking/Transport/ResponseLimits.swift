@@ -61,11 +61,27 @@ public struct ResponseLimits: Sendable, Hashable {
         }
     }
 
+    /// A ceiling on the in-memory body limit for the requests of the current task, set by
+    /// ``withBodyLimitCap(_:operation:)``: the limit in force is lowered to it, never raised.
+    @TaskLocal static var bodyLimitCap: Int64?
+
+    /// Runs `operation` with the in-memory body limit of its requests at most `cap` (and at most
+    /// any cap already in force): a download to a file given a limit, run through memory, must
+    /// stop at that limit, but a large one must not lift the memory limit (a 2 GiB download limit
+    /// let a 2 GiB body, of any status, into memory).
+    package static func withBodyLimitCap<T: Sendable>(
+        _ cap: Int64, operation: () async throws -> T
+    ) async rethrows -> T {
+        let lowered = min(bodyLimitCap ?? .max, max(0, cap))
+        return try await $bodyLimitCap.withValue(lowered) { try await operation() }
+    }
+
     /// The body limit in force for a request of the current task: the task's override, if any,
-    /// else `configured`.
+    /// else `configured`; lowered to the task's cap, if any.
     static func effectiveBodyLimit(configured: Int64?) -> Int64? {
-        if let override = bodyLimitOverride { return override }
-        return configured
+        let limit: Int64? = if let override = bodyLimitOverride { override } else { configured }
+        guard let cap = bodyLimitCap else { return limit }
+        return min(limit ?? cap, cap)
     }
 }
 

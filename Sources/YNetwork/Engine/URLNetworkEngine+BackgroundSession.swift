@@ -152,9 +152,20 @@
             _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
         ) {
             // The file at `location` is removed when this returns: move it now (not a body past
-            // its limit, whose task was cancelled).
+            // its limit, whose task was cancelled). The limit is checked here too: a suspended
+            // app gets no progress calls, only this one and the completion.
+            let status = (downloadTask.response as? HTTPURLResponse)?.statusCode ?? 200
+            let size = (try? FileManager.default.attributesOfItem(atPath: location.path)[.size] as? NSNumber)?
+                .int64Value
             update(downloadTask) { transfer in
                 guard let destination = transfer.destination, transfer.tooLarge == nil else { return }
+                let limit = (200..<300).contains(status) ? transfer.maxBytes : ResponseLimits.defaultMaxBodyBytes
+                if let limit, let size, size > limit {
+                    transfer.tooLarge = TransportError(
+                        .responseTooLarge, url: downloadTask.originalRequest?.url,
+                        message: "The body of the \(status) response passed the limit of \(limit) bytes.")
+                    return
+                }
                 do throws(AtomicFile.Failure) {
                     // Replaced in one step, as on every other download path: a file or a
                     // symbolic link is replaced (a link itself, not its target), a directory

@@ -23,7 +23,7 @@ extension NetworkManager {
                 var made: URL?
                 defer { made.map(PrivateTemporaryFile.remove) }
                 do {
-                    let file = try PrivateTemporaryFile.url(named: "download")
+                    let file = try PrivateTemporaryFile.url(named: "ynetwork-download-\(UUID().uuidString)")
                     made = file
                     let built = try RequestAssembler(configuration: configuration).build(request)
                     defer { built.removeTemporaryFile() }
@@ -40,9 +40,16 @@ extension NetworkManager {
                             sent.httpBodyStream = InputStream(url: bodyFile)
                             sent.setValue(String(length), forHTTPHeaderField: "Content-Length")
                         }
-                        let response = try await configuration.networkEngine.download(
-                            sent, to: file, maxBytes: configuration.maxDownloadBytes,
-                            progress: { reporter.report($0.fractionReceived) })
+                        let report: @Sendable (TransferProgress) -> Void = { reporter.report($0.fractionReceived) }
+                        let engine = configuration.networkEngine
+                        // Without a limit, the method engines have always had: an engine's (or
+                        // a `URLNetworkEngine` subclass's) own override of it is what runs.
+                        let response =
+                            if let limit = configuration.maxDownloadBytes {
+                                try await engine.download(sent, to: file, maxBytes: limit, progress: report)
+                            } else {
+                                try await engine.download(sent, to: file, progress: report)
+                            }
                         return ((), response)
                     }
                     try Task.checkCancellation()
@@ -79,7 +86,7 @@ extension NetworkManager {
                         source = bodyFile
                         temporary = bodyFile
                     } else {
-                        let bodyFile = try PrivateTemporaryFile.url(named: "upload-body")
+                        let bodyFile = try PrivateTemporaryFile.url(named: "ynetwork-upload-\(UUID().uuidString)")
                         temporary = bodyFile
                         try writePrivateFile(built.request.httpBody ?? Data(), to: bodyFile)
                         source = bodyFile

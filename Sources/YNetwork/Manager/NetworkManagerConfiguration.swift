@@ -13,10 +13,10 @@ public struct NetworkManagerConfiguration: Sendable {
     ///
     /// A credential header among them (`Authorization`, `Cookie`, `X-API-Key` and the rest of
     /// `Origin.credentialHeaders`, or a name that says it holds one, such as `X-Auth-Token`) is
-    /// added only to requests to the base path's origin (scheme, host, port), as the session's
-    /// credentials are: a request whose path is an absolute URL elsewhere (a `next` link, a CDN,
-    /// a presigned upload URL) is sent without it. With no base path, or one that is not an
-    /// absolute URL, every request gets every header.
+    /// added only to requests to this configuration's base path's origin (scheme, host, port): a
+    /// request whose path is an absolute URL elsewhere (a `next` link, a CDN, a presigned upload
+    /// URL), or whose own base path is elsewhere (an S3 bucket), is sent without it. With no base
+    /// path, or one that is not an absolute URL, every request gets every header.
     public let headers: HttpHeaders?
     /// Encoders and decoders; ``JSONDataParserFactory`` by default. A request's own wins.
     public let parserFactory: DataParserFactory

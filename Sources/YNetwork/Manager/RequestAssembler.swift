@@ -56,10 +56,11 @@ struct RequestAssembler {
         do throws(TransportError) {
             try RequestValidator.checkFieldsSize(configuration.headers ?? [:], url: urlRequest.url)
             try RequestValidator.checkFieldsSize(request.headers ?? [:], url: urlRequest.url)
-            // The configuration's credentials go where the session's do: to the base path's
-            // origin. An absolute path to another one (a `next` link, a CDN, a presigned upload
-            // URL) gets its other headers only, as a redirect there would.
-            let toBase = NetworkManager.sessionCovers(url, base: request.basePath ?? configuration.basePath)
+            // The configuration's credentials go to the configuration's base path's origin only.
+            // An absolute path to another one (a `next` link, a CDN, a presigned upload URL), or
+            // a request's own base path elsewhere (an S3 bucket), gets its other headers only,
+            // as a redirect there would.
+            let toBase = NetworkManager.sessionCovers(url, base: configuration.basePath)
             for (name, value) in (configuration.headers ?? [:]).sorted(by: { $0.key < $1.key })
             where toBase || !Origin.isCredentialHeader(name) {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
@@ -78,7 +79,12 @@ struct RequestAssembler {
             if let multipart = body as? MultipartBuilder,
                 try multipart.contentLength() > type(of: multipart).streamingThreshold
             {
-                let file = try PrivateTemporaryFile.url(named: "multipart-body")
+                let file: URL
+                do {
+                    file = try PrivateTemporaryFile.url(named: "ynetwork-multipart-\(UUID().uuidString)")
+                } catch {
+                    throw MultipartError.cannotWrite(FileManager.default.temporaryDirectory)
+                }
                 do {
                     try multipart.writeBody(to: file)
                 } catch {

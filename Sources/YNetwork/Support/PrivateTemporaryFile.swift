@@ -20,7 +20,9 @@ enum PrivateTemporaryFile {
 
     /// A new directory for one transfer, and the URL of `name` in it (not created).
     ///
-    /// - Throws: ``MultipartError/cannotWrite(_:)`` when the directory cannot be made.
+    /// - Throws: `CocoaError(.fileWriteUnknown)` naming the temporary directory when the
+    ///   directory cannot be made (the error a file that cannot be written gives on every
+    ///   download path).
     static func url(named name: String) throws -> URL {
         let temporary = FileManager.default.temporaryDirectory
         var template = Array(temporary.appendingPathComponent(directoryPrefix + "XXXXXX").path.utf8CString)
@@ -28,7 +30,9 @@ enum PrivateTemporaryFile {
             guard let base = buffer.baseAddress, mkdtemp(base) != nil else { return nil }
             return String(cString: base)
         }
-        guard let directory else { throw MultipartError.cannotWrite(temporary) }
+        guard let directory else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
         return URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(name, isDirectory: false)
     }
 

@@ -191,6 +191,11 @@ struct RedactionGapTests {
         #expect(!text.contains("SEKRIT"), "\(text)")
         // What is no secret stays: the path around the parameter, the link relation, the delay.
         #expect(text.contains("/items") && text.contains("rel=next") && text.contains("/p;x=1"), "\(text)")
+        // `Refresh` without `url=` (HTML allows it): the URL redacted, an ordinary one shown.
+        let refresh = Redactor.headers(["Refresh": "5; https://h.example/a;jsessionid=bare-SEKRIT"])["Refresh"]
+        #expect(refresh?.contains("SEKRIT") == false && refresh?.hasPrefix("5; https://h.example/a;") == true)
+        #expect(
+            Redactor.headers(["Refresh": "5; https://example.com/next"])["Refresh"] == "5; https://example.com/next")
         let error = Redactor.redactingURLs(
             in: "Could not reach https://h.example/app;jsessionid=err-SEKRIT/x; retrying")
         #expect(!error.contains("SEKRIT") && error.hasSuffix("/x; retrying"), "\(error)")

@@ -259,3 +259,60 @@ struct PrivateTemporaryFileTests {
         #expect(FileManager.default.fileExists(atPath: FileManager.default.temporaryDirectory.path))
     }
 }
+
+/// A `URLNetworkEngine` subclass that counts its own download override's calls.
+private final class CountingEngine: URLNetworkEngine, @unchecked Sendable {
+    let downloads = Locked(0)
+
+    override func download(
+        _ request: URLRequest, to destination: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> URLResponse {
+        downloads.withLock { $0 += 1 }
+        return try await super.download(request, to: destination, progress: progress)
+    }
+}
+
+@Suite("Download limits keep engines' own overrides and never raise the memory limit")
+struct DownloadLimitContractTests {
+    @Test("Without maxDownloadBytes, a URLNetworkEngine subclass's download(_:to:progress:) override still runs")
+    func subclassOverrideRuns() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/file") { _ in .text("payload") }
+        let engine = CountingEngine(transport: try CurlTransport())
+        let manager = NetworkManager()
+        manager.configure(
+            with: NetworkManagerConfiguration(basePath: server.baseURL.absoluteString, networkEngine: engine))
+        #expect(try await download(manager, "file").get() == Data("payload".utf8))
+        // Before: the manager called the new four-argument method, which the subclass does not
+        // override, and its override was skipped.
+        #expect(engine.downloads.current == 1)
+    }
+
+    @Test("A download limit above the transport's in-memory limit does not raise it on the through-memory path")
+    func limitNeverRaisesMemoryLimit() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/big") { _ in LoopbackResponse(status: 200, body: Data(repeating: 0x41, count: 4 << 20)) }
+        let transport = try CurlTransport(
+            configuration: CurlTransport.Configuration(limits: ResponseLimits(maxBodyBytes: 1 << 20)))
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("yn-cap-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        // The whole body would be held in memory here: the 1 MiB memory limit holds, whatever
+        // the 2 GiB download limit says (before: the 4 MiB body was accepted).
+        await #expect {
+            _ = try await transport.downloadThroughMemory(
+                for: URLRequest(url: server.url("/big")), to: destination, maxBytes: 2 << 30, progress: nil)
+        } throws: { error in
+            (error as? TransportError)?.code == .responseTooLarge
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        // A limit below it still applies, on a transport whose own limit would let the body in.
+        await #expect {
+            _ = try await CurlTransport().downloadThroughMemory(
+                for: URLRequest(url: server.url("/big")), to: destination, maxBytes: 1 << 20, progress: nil)
+        } throws: { error in
+            (error as? TransportError)?.code == .responseTooLarge
+        }
+    }
+}
