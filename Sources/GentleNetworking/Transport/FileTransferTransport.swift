@@ -56,15 +56,23 @@ extension FileTransferTransport {
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
         let response = try await download(for: request, to: destination, progress: progress)
-        guard let maxBytes else { return response }
-        var info = stat()
-        if let path = destination.localFilePath, lstat(path, &info) == 0, Int64(info.st_size) > max(0, maxBytes) {
-            unlink(path)
-            throw TransportError(
-                .responseTooLarge, url: request.url,
-                message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
-        }
+        try TransportError.checkDownloadedSize(destination, maxBytes: maxBytes, request: request.url)
         return response
+    }
+}
+
+extension TransportError {
+    /// After a download that could not stop at `maxBytes` (`nil`: no limit): the file at
+    /// `destination` is removed, and ``Code/responseTooLarge`` thrown, when it holds more. What
+    /// the checking defaults of ``FileTransferTransport`` and Y-Network's engines share.
+    package static func checkDownloadedSize(_ destination: URL, maxBytes: Int64?, request: URL?) throws {
+        guard let maxBytes, let path = destination.localFilePath else { return }
+        var info = stat()
+        guard lstat(path, &info) == 0, Int64(info.st_size) > max(0, maxBytes) else { return }
+        unlink(path)
+        throw TransportError(
+            .responseTooLarge, url: request,
+            message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
     }
 }
 

@@ -86,15 +86,7 @@ extension NetworkEngine {
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
         let response = try await download(request, to: destination, progress: progress)
-        guard let maxBytes else { return response }
-        let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?
-            .int64Value
-        if let size, size > max(0, maxBytes) {
-            try? FileManager.default.removeItem(at: destination)
-            throw TransportError(
-                .responseTooLarge, url: request.url,
-                message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
-        }
+        try TransportError.checkDownloadedSize(destination, maxBytes: maxBytes, request: request.url)
         return response
     }
 

@@ -41,6 +41,17 @@ struct DownloadErrorBodyTests {
         }
     }
 
+    /// Shuts `server` down once it has sent 256 MiB (a fixed client stops after about 1 MiB), so
+    /// a regression fails with another error instead of filling the disk. Cancel it when done.
+    private static func shutDownAfter256MiB(_ server: HostileServer) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled, server.bytesSentCount < 256 << 20 {
+                try? await Task.sleep(nanoseconds: 50_000_000)
+            }
+            if !Task.isCancelled { server.shutdown() }
+        }
+    }
+
     /// The error `operation` ends with, or `nil` if it succeeded; cancelled after `seconds` (an
     /// `Issue` is recorded then): without the limit, the download of an endless body never ends
     /// (it wrote 21 GB in a minute here; the partial file goes when the download is cancelled,
@@ -86,12 +97,7 @@ struct DownloadErrorBodyTests {
             // sent 256 MiB (the fixed client stops after about 1 MiB), so a regression fails
             // with another error instead of filling the disk; no wall-clock bound, since the
             // parallel runs stall the whole process for up to 65 s.
-            let watchdog = Task {
-                while !Task.isCancelled, server.bytesSentCount < 256 << 20 {
-                    try? await Task.sleep(nanoseconds: 50_000_000)
-                }
-                if !Task.isCancelled { server.shutdown() }
-            }
+            let watchdog = Self.shutDownAfter256MiB(server)
             defer { watchdog.cancel() }
             let error = await Self.failure(within: 300) {
                 try await path.download(URLRequest(url: server.url("/file")), to: destination, limit: 1 << 20)
@@ -118,12 +124,7 @@ struct DownloadErrorBodyTests {
         server.route("/file", .endlessBody(chunked: true))
         let destination = scratch.appendingPathComponent("download")
         // As above: without the limit the download would not end; the server stops at 256 MiB.
-        let watchdog = Task {
-            while !Task.isCancelled, server.bytesSentCount < 256 << 20 {
-                try? await Task.sleep(nanoseconds: 50_000_000)
-            }
-            if !Task.isCancelled { server.shutdown() }
-        }
+        let watchdog = Self.shutDownAfter256MiB(server)
         defer { watchdog.cancel() }
         let request = URLRequest(url: server.url("/file"))
         let error = await Self.failure(within: 300) {
