@@ -934,22 +934,65 @@ package enum Redactor {
     /// One `&`-separated part of a form. Its pairs are read up to the first sensitive name, which
     /// hides everything after it up to the `&` (its value may hold a `;`: `password=ab;cd`).
     /// Pairs are separated by `;`, and by a `?` (legal inside a query): `next=/cb?access_token=…`
-    /// is read as `next=/cb` and `access_token=…`.
+    /// is read as `next=/cb` and `access_token=…`. A query nested in a value is often
+    /// percent-encoded (`next=%2Fcb%3Faccess_token%3D…`), so an encoded `?`, `&` or `;` separates
+    /// pairs too and an encoded `=` ends a name; the text shown keeps its encoding.
     private static func redactFormPart(_ part: Substring) -> String {
         var shown = ""
         var rest = part
         while true {
-            let end = rest.firstIndex { $0 == ";" || $0 == "?" } ?? rest.endIndex
+            let (end, separatorEnd) = nextFormSeparator(in: rest)
             let pair = rest[..<end]
-            if let equals = pair.firstIndex(of: "=") {
-                let name = String(pair[..<equals])
-                if isSensitiveFormName(name.removingPercentEncoding ?? name) { return shown + name + "=" + placeholder }
+            if let (nameEnd, valueStart) = formNameEnd(in: pair) {
+                let name = String(pair[..<nameEnd])
+                if isSensitiveFormName(name.removingPercentEncoding ?? name) {
+                    return shown + pair[..<valueStart] + placeholder
+                }
             }
             shown += pair
             guard end < rest.endIndex else { return shown }
-            shown.append(rest[end])
-            rest = rest[rest.index(after: end)...]
+            shown += rest[end..<separatorEnd]
+            rest = rest[separatorEnd...]
         }
+    }
+
+    /// Where the first pair separator in `text` starts and ends: `;`, `?`, or `%3F`, `%26`,
+    /// `%3B` in either case; both are `text.endIndex` when there is none.
+    private static func nextFormSeparator(in text: Substring) -> (start: Substring.Index, end: Substring.Index) {
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == ";" || character == "?" { return (index, text.index(after: index)) }
+            if character == "%", let end = encodedByteEnd(in: text, at: index, oneOf: ["3F", "26", "3B"]) {
+                return (index, end)
+            }
+            index = text.index(after: index)
+        }
+        return (text.endIndex, text.endIndex)
+    }
+
+    /// Where the name of `pair` ends and its value starts: at its first `=`, or `%3D`.
+    private static func formNameEnd(in pair: Substring) -> (nameEnd: Substring.Index, valueStart: Substring.Index)? {
+        var index = pair.startIndex
+        while index < pair.endIndex {
+            let character = pair[index]
+            if character == "=" { return (index, pair.index(after: index)) }
+            if character == "%", let end = encodedByteEnd(in: pair, at: index, oneOf: ["3D"]) { return (index, end) }
+            index = pair.index(after: index)
+        }
+        return nil
+    }
+
+    /// The end of the percent-encoded byte at `index` (a `%`) when its two hex digits, upper-cased,
+    /// are one of `codes`.
+    private static func encodedByteEnd(
+        in text: Substring, at index: Substring.Index, oneOf codes: [String]
+    )
+        -> Substring.Index?
+    {
+        guard let end = text.index(index, offsetBy: 3, limitedBy: text.endIndex) else { return nil }
+        let digits = text[text.index(after: index)..<end].uppercased()
+        return codes.contains(digits) ? end : nil
     }
 
     /// `url`'s text with each path parameter named like a secret replaced (`/app;jsessionid=…`,
@@ -960,7 +1003,7 @@ package enum Redactor {
         // (~8,700 instructions per logged request on Linux, most of the logger's cost then).
         guard containsAny(of: pathParameterMark, in: text) else { return text }
         let pathStart: String.Index
-        if let scheme = text.range(of: "://") {
+        if let scheme = text.range(of: "://"), isScheme(text[..<scheme.lowerBound]) {
             guard let start = text[scheme.upperBound...].firstIndex(of: "/") else { return text }
             pathStart = start
         } else {
@@ -970,6 +1013,14 @@ package enum Redactor {
             segment.contains(";") && segment.contains("=") ? redactForm(String(segment)) : String(segment)
         }
         return text[..<pathStart] + path.joined(separator: "/")
+    }
+
+    /// Whether `text` is a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`):
+    /// a `://` later in a relative reference's path (`/a;jsessionid=…/to/https://…`) does not
+    /// start an authority.
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 }
 

@@ -148,6 +148,27 @@ struct RedactionGapTests {
         #expect(!error.contains("SEKRIT") && error.hasPrefix("refresh failed (https://auth.example/token?"), "\(error)")
     }
 
+    @Test(
+        "A percent-encoded query nested in a query value, and a relative reference with '://' later in its path: secrets redacted"
+    )
+    func encodedNestedQueriesAndLateSchemes() throws {
+        let request = URLRequest(
+            url: try #require(
+                URL(string: "https://api.example.com/items?next=%2Fcb%3Fa%3D1%26api_key%3Dq-SEKRIT&lang=en")))
+        let text = try Self.observed(
+            request,
+            headers: [
+                "Location": "https://sso.example/login?next=%2fcb%3fstate%3dkept%3baccess_token%3Dloc-SEKRIT&x=2",
+                "Content-Location": "/app;jsessionid=rel-SEKRIT/to/https://other.example/x",
+            ])
+        #expect(!text.contains("SEKRIT"), "\(text)")
+        // The encoding is kept, and what is no secret stays.
+        #expect(text.contains("next=%2Fcb%3Fa%3D1%26api_key%3D<redacted>&lang=en"), "\(text)")
+        #expect(text.contains("state%3dkept") && text.contains("/to/https://other.example/x"), "\(text)")
+        // An encoded byte that is no separator (`%2F`, `%3`, `%`) does not split a value.
+        #expect(Redactor.redactForm("a=%2Ftoken%3&b=%") == "a=%2Ftoken%3&b=%")
+    }
+
     @Test("Names that hold credentials: code (in a query or a form), refresh/access (JWT pair), pin, otp, passcode")
     func names() throws {
         let form = "grant_type=authorization_code&code=authcode-SEKRIT&code_challenge_method=S256"
