@@ -405,6 +405,48 @@ struct ObservabilityLeakTests {
         }
     }
 
+    @Test(
+        "Errors: a JSON Lines line echoing a token a refresh put on the retried stream is not quoted",
+        arguments: TransportKind.all)
+    func jsonLinesRefreshedToken(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/rows") { request in
+            let credential = request.header("Authorization") ?? ""
+            guard credential == "Bearer NEWSEKRIT-TOKEN" else { return .json(#"{"error":"expired"}"#, status: 401) }
+            return LoopbackResponse(
+                status: 200, body: Data("{\"role\":\"member\"}\n{\"role\":\"\(credential)\"}\n".utf8))
+        }
+        let auth = InMemoryAuthService(token: "OLDSEKRIT-TOKEN")
+        let reauth = ReauthTransport(inner: try kind.make(), authService: auth) {
+            try await auth.keyChainStore.save("NEWSEKRIT-TOKEN", forKey: "accessToken")
+        }
+        let service = HTTPNetworkService(transport: reauth, authService: auth)
+        var roles: [Role] = []
+        var failure: (any Error)?
+        do {
+            let lines = try await service.jsonLines(
+                of: Member.self, to: Endpoint(path: "/rows", method: .get, requiresAuth: true),
+                via: DefaultAPIEnvironment(baseURL: server.baseURL))
+            for try await member in lines { roles.append(member.role) }
+        } catch {
+            failure = error
+        }
+        #expect(roles == [.member])
+        let error = try #require(failure)
+        guard case StreamingError.undecodableLine(2, let message) = error else {
+            Issue.record("expected line 2 undecodable, got \(error)")
+            return
+        }
+        // Before: the message quoted the refreshed token (only the first request's was scrubbed).
+        #expect(message.contains("role") && !message.contains("SEKRIT"), "\(message)")
+        #expect(!String(describing: error).contains("SEKRIT") && !String(reflecting: error).contains("SEKRIT"))
+        #expect(
+            server.requests(path: "/rows").map { $0.header("Authorization") } == [
+                "Bearer OLDSEKRIT-TOKEN", "Bearer NEWSEKRIT-TOKEN",
+            ])
+    }
+
     @Test("Records: JSON too large to parse is not also read as a form; a user name beside a password stays")
     func noFormOnJSONAndPlainUser() throws {
         let request = URLRequest(
