@@ -10,6 +10,11 @@ package enum Clamp {
     /// The longest duration ever used, in seconds: about 31 years, far below any overflow.
     package static let maxSeconds: Double = 1_000_000_000
 
+    /// The idle timeout of a request whose own is not usable (NaN, zero, negative): 60 s, as
+    /// `URLRequest`'s default, on every transport (``URLSessionTransport`` first takes its
+    /// session's `timeoutIntervalForRequest`, the same 60 s unless configured).
+    package static let defaultTimeout: Double = 60
+
     /// `seconds` as a usable timeout: `nil` for NaN, zero or negative values (no timeout given);
     /// infinity and huge values become ``maxSeconds``.
     package static func timeout(_ seconds: Double) -> Double? {
@@ -27,7 +32,7 @@ package enum Clamp {
         let seconds = request.timeoutInterval
         guard timeout(seconds) != seconds else { return request }
         var request = request
-        request.timeoutInterval = timeout(seconds) ?? 60
+        request.timeoutInterval = timeout(seconds) ?? defaultTimeout
         return request
     }
 

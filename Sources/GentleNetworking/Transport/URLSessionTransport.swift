@@ -156,7 +156,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     // corelibs converts the request timeout to an integer before anything else,
                     // whatever the request's own: NaN or infinity trapped on the first request.
                     configuration?.timeoutIntervalForRequest =
-                        Clamp.timeout(session.configuration.timeoutIntervalForRequest) ?? 60
+                        Clamp.timeout(session.configuration.timeoutIntervalForRequest) ?? Clamp.defaultTimeout
                     configuration?.timeoutIntervalForResource =
                         Clamp.timeout(session.configuration.timeoutIntervalForResource) ?? 604_800
                     let routedSession = URLSession(
@@ -231,7 +231,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         // Any Double is accepted: a value corelibs could trap on is never handed to it.
         let idle =
             Clamp.timeout(request.timeoutInterval) ?? Clamp.timeout(session.configuration.timeoutIntervalForRequest)
-            ?? 60
+            ?? Clamp.defaultTimeout
         #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
             sent.timeoutInterval = idle
         #else

@@ -322,6 +322,35 @@ struct CarelessCallerTests {
     }
 
     @Test(
+        "A raw request with no usable timeout (0, NaN, negative) waits 60 s for a byte on every transport, not the connect timeout",
+        arguments: TransportKind.all)
+    func unusableTimeoutFallsBackToSixtySeconds(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/late") { _ in .text("late").with { $0.delayBeforeHeaders = 1.5 } }
+        // A connect timeout of 1 s: CurlTransport used it as the idle timeout of such a request,
+        // so a head 1.5 s away was `.timedOut` there and a 200 on URLSessionTransport.
+        let transport: any HTTPTransportProtocol
+        switch kind {
+        case .urlSession:
+            transport = try kind.make()
+        case .curl:
+            #if canImport(CCurl)
+                transport = try CurlTransport(configuration: CurlTransport.Configuration(connectTimeout: 1))
+            #else
+                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
+            #endif
+        }
+        for value in [0, .nan, -5] as [Double] {
+            var request = URLRequest(url: server.url("/late"))
+            request.timeoutInterval = value
+            let (body, response) = try await transport.data(for: request)
+            #expect(response.statusCode == 200 && body == Data("late".utf8), "\(value)")
+        }
+        #expect(server.requests(path: "/late").count == 3)
+    }
+
+    @Test(
         "A timeout under a second is that long: a 0.1 s wait for the head fits in 0.9 s (corelibs made it 1 ms)",
         arguments: TransportKind.all)
     func subSecondTimeout(kind: TransportKind) async throws {

@@ -414,6 +414,64 @@ struct HostileServerTransportTests {
         #expect(elapsed < 200)  // 2 s, with room for a starved ThreadSanitizer run
     }
 
+    @Test(
+        "The total deadline bounds a chain of slow redirects as a whole, not each hop (data, stream, download)",
+        arguments: TransportKind.all)
+    func totalDeadlineAcrossRedirects(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        // Eight hops of 0.5 s each, every one well inside the 1.5 s total (and the idle timeout):
+        // CurlTransport gave each hop the whole total, so the chain ended with a 200 after 4 s.
+        let hops = 8
+        for hop in 0..<hops {
+            server.route("GET", "/hop/\(hop)") { _ in
+                var response =
+                    hop + 1 < hops ? LoopbackResponse.redirect(to: "/hop/\(hop + 1)") : .json(#"{"ok":true}"#)
+                response.delayBeforeHeaders = 0.5
+                return response
+            }
+        }
+        let transport = try makeHostileTransport(kind, totalTimeout: 1.5)
+        let request = URLRequest(url: server.url("/hop/0"))
+        var outcomes: [String: TransportError.Code?] = [:]
+        var started = DispatchTime.now()
+        outcomes["data"] = await failure(of: request, on: transport).map(transportCode)
+        let dataElapsed = seconds(since: started)
+        do {
+            _ = try await transport.stream(for: request)
+            outcomes["stream"] = .some(nil)
+        } catch {
+            outcomes["stream"] = transportCode(error)
+        }
+        if let files = transport as? any FileTransferTransport {
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("gn-hops-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            do {
+                _ = try await files.download(for: request, to: destination, progress: nil)
+                outcomes["download"] = .some(nil)
+            } catch {
+                outcomes["download"] = transportCode(error)
+            }
+        }
+        // Through the service: CurlTransport's deferred path (the response built only when read).
+        started = DispatchTime.now()
+        do {
+            try await HTTPNetworkService(transport: transport, authService: InMemoryAuthService()).requestVoid(
+                to: Endpoint(path: "/hop/0", method: .get), via: DefaultAPIEnvironment(baseURL: server.baseURL))
+            outcomes["service"] = .some(nil)
+        } catch {
+            outcomes["service"] = transportCode(error)
+        }
+        let serviceElapsed = seconds(since: started)
+        for (path, code) in outcomes {
+            #expect(code == .timedOut, "\(kind) \(path): \(String(describing: code))")
+        }
+        #expect(outcomes.count == (kind == .curl ? 4 : 3), "\(outcomes.keys.sorted())")
+        #expect(dataElapsed < 60 && serviceElapsed < 60, "a starved run has room; the old chain took 4 s and succeeded")
+        // No exchange got to the end of the chain.
+        #expect(server.requests(path: "/hop/\(hops - 1)").isEmpty, "\(server.receivedRequests.map(\.path))")
+    }
+
     @Test("URLSessionTransport honours the session's resource timeout, which corelibs ignores")
     func sessionResourceTimeout() async throws {
         let server = try HostileServer()

@@ -44,10 +44,14 @@
         /// callback: no byte in either direction for that long fails the transfer.
         private var idleTimeout: TimeInterval = 60
         /// The longest the transfer may wait for a free slot before it is handed to libcurl: the
-        /// idle timeout, or the total one when shorter. Set with them.
+        /// idle timeout (and never past ``totalDeadline``). Set with it.
         private var queueTimeout: TimeInterval = 60
         /// When the transfer was queued for a slot (event-loop thread only; coarse clock).
         private var queuedAtNanos: UInt64 = 0
+        /// When the whole exchange must be over (``queueClockNanoseconds``), for a transport with
+        /// a total timeout: one deadline for every hop of a redirect chain and the time a hop
+        /// waits for a slot, not a total timeout each. Set at init.
+        private var totalDeadline: UInt64?
         /// Idle tracking (event-loop thread only): what had moved (bytes received and sent,
         /// header lines) at the last progress callback, and when that last changed.
         private var lastActivity: Int64 = -1
@@ -109,7 +113,7 @@
             request: URLRequest, configuration: CurlTransport.Configuration, trust: CurlTrustSettings?,
             pool: CurlHandlePool, sink: Sink = .memory, source: Source = .request,
             progress: (@Sendable (TransferProgress) -> Void)? = nil, maxStreamedBytes: Int64? = nil,
-            addedFields: [(String, String)] = []
+            addedFields: [(String, String)] = [], deadline: UInt64?
         ) throws {
             // Every hop is checked (a redirect's target too); headers are checked in `configure`.
             guard let url = request.url else {
@@ -133,6 +137,7 @@
             self.pool = pool
             self.request = request
             self.url = url
+            self.totalDeadline = deadline
             self.method = method
             let recorder = ExchangeRecorder.current
             self.recorder = recorder
@@ -266,21 +271,20 @@
                 try check(gn_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, receiveBuffer), "BUFFERSIZE")
             }
             // Any Double is accepted (NaN, negative, infinite): clamped, never converted raw.
-            let timeout = Clamp.timeout(request.timeoutInterval) ?? configuration.connectTimeout
+            // A request without a usable timeout (a raw `URLRequest` with 0 or NaN) is idle-limited
+            // as on every transport (it was the connect timeout here: 30 s, or shorter).
+            let timeout = Clamp.timeout(request.timeoutInterval) ?? Clamp.defaultTimeout
             let connectTimeout = min(configuration.connectTimeout, timeout)
             try check(
                 gn_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Clamp.milliseconds(connectTimeout)),
                 "CONNECTTIMEOUT")
-            if let total = configuration.totalTimeout.flatMap(Clamp.timeout) {
-                try check(gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Clamp.milliseconds(total)), "TIMEOUT")
-            }
             // URLRequest.timeoutInterval is an idle timeout: fail when no byte moves for that long.
             // libcurl's own low-speed check averages over seconds (a byte every 2 s failed a 5 s
             // timeout), so the progress callback checks it (``idleExpired``); the low-speed
             // setting stays only for the wake-up libcurl then schedules every second, with a time
             // that never ends a transfer first.
             idleTimeout = timeout
-            queueTimeout = min(timeout, configuration.totalTimeout.flatMap(Clamp.timeout) ?? timeout)
+            queueTimeout = timeout
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             try check(
                 gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout) &* 4 &+ 10),
@@ -451,7 +455,22 @@
 
         /// The transfer was added to the multi handle.
         func submitted() {
+            // The total timeout is what is left of the exchange's deadline now that libcurl
+            // starts the transfer (at least 1 ms, so a hop that starts late fails at once, with
+            // libcurl's own timeout error as any other overrun).
+            if let totalDeadline {
+                let left = totalDeadline &- min(totalDeadline, Self.coarseNanoseconds())
+                _ = gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(left / 1_000_000)))
+            }
             state.withLock { $0.submitted() }
+        }
+
+        /// When an exchange starting now must be over under `configuration`'s total timeout
+        /// (``queueClockNanoseconds``); `nil` without one. Every hop of the exchange is given it.
+        static func deadline(for configuration: CurlTransport.Configuration) -> UInt64? {
+            guard let total = configuration.totalTimeout.flatMap(Clamp.timeout) else { return nil }
+            // At most ``Clamp/maxSeconds`` (1e18 ns): no overflow.
+            return coarseNanoseconds() &+ UInt64(total * 1_000_000_000)
         }
 
         /// Applies the state's actions: resumes the caller and ends the stream, outside the lock.
@@ -724,6 +743,15 @@
         /// streams held but never read) waited without any deadline. Event-loop thread only.
         func queueWaitExpired(now: UInt64, runningTransfers: Int) -> Bool {
             let waited = TimeInterval(now &- queuedAtNanos) / 1_000_000_000
+            if let totalDeadline, now >= totalDeadline {
+                abandon(
+                    TransportError(
+                        .timedOut, url: url,
+                        message:
+                            "The exchange's total timeout passed while it waited for one of the \(runningTransfers) running transfers to end."
+                    ))
+                return true
+            }
             guard waited >= queueTimeout else { return false }
             abandon(
                 TransportError(

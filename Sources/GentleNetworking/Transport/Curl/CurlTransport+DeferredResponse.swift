@@ -20,11 +20,13 @@
             var tracker: RedirectTracker?
             var current = request
             var added = fields
+            let deadline = CurlEasyRequest.deadline(for: configuration)
             while true {
                 try Task.checkCancellation()
                 let trust = try trust(for: current.url)
                 let easy = try CurlEasyRequest(
-                    request: current, configuration: configuration, trust: trust, pool: handles, addedFields: added)
+                    request: current, configuration: configuration, trust: trust, pool: handles, addedFields: added,
+                    deadline: deadline)
                 let (body, head) = try await runHead(easy)
                 let url = easy.url
                 let deferred = DeferredResponse(

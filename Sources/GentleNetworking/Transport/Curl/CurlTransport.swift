@@ -153,8 +153,9 @@
             Data, HTTPURLResponse
         ) {
             let request = try await RequestBodyStream.reading(request)
-            return try await followingRedirects(request) { current in
-                try await self.send(current, sink: { .memory }, source: { .request }, progress: progress)
+            return try await followingRedirects(request) { current, deadline in
+                try await self.send(
+                    current, sink: { .memory }, source: { .request }, progress: progress, deadline: deadline)
             }
         }
 
@@ -208,7 +209,7 @@
             let made = Locked<(device: UInt64, inode: UInt64)?>(nil)
             let response: HTTPURLResponse
             do {
-                (_, response) = try await followingRedirects(request) { current in
+                (_, response) = try await followingRedirects(request) { current, deadline in
                     // Owner-only: downloads often land in the shared temporary directory. Made
                     // anew for each hop, exclusively: reopened by name, a file another user put
                     // there between hops (in a directory others can write to) was truncated and
@@ -227,7 +228,7 @@
                                 made.withLock { $0 = (UInt64(info.st_dev), UInt64(info.st_ino)) }
                             }
                             return .file(descriptor)
-                        }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes)
+                        }, source: { .request }, progress: progress, maxStreamedBytes: maxBytes, deadline: deadline)
                 }
                 // Still the file this download made (not one put in its place since): else
                 // nothing is moved into place.
@@ -274,12 +275,13 @@
             var upload = request
             let initialMethod = (request.httpMethod ?? "GET").uppercased()
             if initialMethod == "GET" || initialMethod == "HEAD" { upload.httpMethod = "POST" }
-            return try await followingRedirects(upload) { current in
+            return try await followingRedirects(upload) { current, deadline in
                 hop += 1
                 let method = (current.httpMethod ?? "GET").uppercased()
                 if hop > 1, method == "GET" || method == "HEAD" {
                     // A 301/302/303 turned the upload into a GET (RFC 9110 §15.4): no body now.
-                    return try await self.send(current, sink: { .memory }, source: { .request }, progress: progress)
+                    return try await self.send(
+                        current, sink: { .memory }, source: { .request }, progress: progress, deadline: deadline)
                 }
                 // 307 and 308 keep the method and the body: the file is sent again from the start.
                 return try await self.send(
@@ -287,7 +289,7 @@
                     source: {
                         let (descriptor, size) = try RegularFile.opened(filePath, request: request.url)
                         return .file(descriptor, size: size)
-                    }, progress: progress)
+                    }, progress: progress, deadline: deadline)
             }
         }
 
@@ -317,12 +319,13 @@
             var tracker = RedirectTracker(
                 originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: configuration.maxRedirects)
             var current = request
+            let deadline = CurlEasyRequest.deadline(for: configuration)
             while true {
                 let buffer = ChunkBuffer<CurlStreamResumer>(highWater: bufferSize)
                 let trust = try trust(for: current.url)
                 let easy = try CurlEasyRequest(
                     request: current, configuration: configuration, trust: trust, pool: handles, sink: .stream(buffer),
-                    maxStreamedBytes: maxBytes)
+                    maxStreamedBytes: maxBytes, deadline: deadline)
                 buffer.attach(CurlStreamResumer(loop: loop, transferNumber: easy.transferNumber))
                 let (_, response) = try await run(easy)
                 // The stream keeps this transport (and so its event loop) alive until it is done;
@@ -347,14 +350,16 @@
         }
 
         /// Runs `send` for `request` and for each redirect it leads to.
+        /// Every hop is given the exchange's deadline (see ``CurlEasyRequest/deadline(for:)``).
         private func followingRedirects(
-            _ request: URLRequest, _ send: (URLRequest) async throws -> (Data, HTTPURLResponse)
+            _ request: URLRequest, _ send: (URLRequest, UInt64?) async throws -> (Data, HTTPURLResponse)
         ) async throws -> (Data, HTTPURLResponse) {
             var tracker = RedirectTracker(
                 originalURL: request.url, originalMethod: request.httpMethod, maxRedirects: configuration.maxRedirects)
             var current = request
+            let deadline = CurlEasyRequest.deadline(for: configuration)
             while true {
-                let (data, response) = try await send(current)
+                let (data, response) = try await send(current, deadline)
                 guard configuration.maxRedirects > 0, let next = tracker.nextRequest(after: response, for: current)
                 else {
                     return (data, response)
@@ -372,7 +377,7 @@
         private func send(
             _ request: URLRequest, sink: () throws -> CurlEasyRequest.Sink,
             source: () throws -> CurlEasyRequest.Source, progress: (@Sendable (TransferProgress) -> Void)?,
-            maxStreamedBytes: Int64? = nil
+            maxStreamedBytes: Int64? = nil, deadline: UInt64?
         ) async throws -> (Data, HTTPURLResponse) {
             try Task.checkCancellation()
             let trust = try trust(for: request.url)
@@ -386,7 +391,7 @@
             }
             let easy = try CurlEasyRequest(
                 request: request, configuration: configuration, trust: trust, pool: handles, sink: sinkValue,
-                source: sourceValue, progress: progress, maxStreamedBytes: maxStreamedBytes)
+                source: sourceValue, progress: progress, maxStreamedBytes: maxStreamedBytes, deadline: deadline)
             return try await run(easy)
         }
 
