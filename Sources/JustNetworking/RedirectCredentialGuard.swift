@@ -60,12 +60,12 @@ import GentleNetworking
                 return nil
             }
             guard !Origin.isSameOrigin(originalURL, target) else { return next }
-            let sessionHeaders =
-                session.configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
             let isCredential = { (name: String) in Origin.isCredentialHeader(name, listed: Origin.credentialHeaders) }
             // An upgrade to `https` on the same host may keep the session's own credential (the same
             // server, now protected); the request's credentials are dropped as on every transport.
-            if sessionHeaders.contains(where: isCredential), !Self.isUpgrade(from: originalURL, to: target) {
+            if RedirectTracker.sessionCredentialWouldCross(
+                to: target, from: originalURL, configuration: session.configuration)
+            {
                 return nil
             }
             for header in Origin.credentialHeaders {
@@ -84,13 +84,5 @@ import GentleNetworking
             return next
         }
 
-        /// Whether `target` is `from` moved to `https` on the same host (`http://api/v1` →
-        /// `https://api/v1`): the credentials stay with the same server, now protected.
-        static func isUpgrade(from: URL?, to target: URL) -> Bool {
-            guard let from, from.scheme?.lowercased() == "http", target.scheme?.lowercased() == "https",
-                let host = from.host?.lowercased(), host == target.host?.lowercased()
-            else { return false }
-            return (from.port ?? 80) == 80 && (target.port ?? 443) == 443
-        }
     }
 #endif

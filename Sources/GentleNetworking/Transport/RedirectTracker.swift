@@ -146,10 +146,38 @@ package struct RedirectTracker: Sendable {
     }
 
     /// Whether a redirect from a response at `from` to `target` may be followed at all: `target`
-    /// is `http` or `https`, and not `http` after `https`.
+    /// is a URL the transports send (`http` or `https`, with a host and a port in range: see
+    /// ``RequestValidator/validateURL(_:)``), and not `http` after `https`. A `Location` of
+    /// `https:///x` or `http://h:0/` is not followed on any transport: its 3xx is the response
+    /// (libcurl's path refused the next hop as the caller's `.invalidRequest`, corelibs' kept
+    /// the 3xx).
     package static func isFollowable(from: URL?, to target: URL) -> Bool {
-        guard let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        return scheme == "https" || from?.scheme?.lowercased() != "https"
+        guard (try? RequestValidator.validateURL(target)) != nil else { return false }
+        return target.scheme?.lowercased() == "https" || from?.scheme?.lowercased() != "https"
+    }
+
+    /// Whether a redirect to `target` must not be followed because the session adds a credential
+    /// header to every request itself (`configuration.httpAdditionalHeaders`: `Authorization`,
+    /// `Cookie`, an API key), which it would put on the next hop again, where no rule of ours can
+    /// remove it: `target` is of another origin than `originalURL`, and not the same host moved
+    /// to `https` (see ``isUpgrade(from:to:)``). Such a redirect's 3xx is the response. Apple
+    /// platforms (and JustNetworking's requester there): on Linux the routed session is made
+    /// without those headers, and the transport adds them per request.
+    package static func sessionCredentialWouldCross(
+        to target: URL, from originalURL: URL?, configuration: URLSessionConfiguration
+    ) -> Bool {
+        guard !Origin.isSameOrigin(originalURL, target), !isUpgrade(from: originalURL, to: target) else { return false }
+        let names = configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
+        return names.contains { Origin.isCredentialHeader($0, listed: Origin.credentialHeaders) }
+    }
+
+    /// Whether `target` is `from` moved to `https` on the same host (`http://api/v1` →
+    /// `https://api/v1`, default ports): the credentials stay with the same server, now protected.
+    package static func isUpgrade(from: URL?, to target: URL) -> Bool {
+        guard let from, from.scheme?.lowercased() == "http", target.scheme?.lowercased() == "https",
+            let host = from.host?.lowercased(), host == target.host?.lowercased()
+        else { return false }
+        return (from.port ?? 80) == 80 && (target.port ?? 443) == 443
     }
 
     /// The request to send after `response` redirected `request`, or `nil` when `response` is

@@ -496,6 +496,15 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             else {
                 return nil
             }
+            #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+                // The system adds the configuration's own headers to the next hop again: a
+                // credential among them must not go to another origin.
+                if RedirectTracker.sessionCredentialWouldCross(
+                    to: url, from: state.tracker.originalURL, configuration: session.configuration)
+                {
+                    return nil
+                }
+            #endif
             do throws(TransportError) {
                 try state.tracker.follow(to: url, method: candidate.httpMethod)
             } catch {

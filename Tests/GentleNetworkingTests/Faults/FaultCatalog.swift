@@ -164,10 +164,12 @@ enum FaultCatalog {
         },
         nonHTTPRedirect("file:///etc/passwd"),
         nonHTTPRedirect("ftp://127.0.0.1/x"),
+        nonHTTPRedirect("http:///no-host"),
+        nonHTTPRedirect("http://127.0.0.1:0/x"),
     ]
 
-    /// A redirect out of HTTP is not followed: the 3xx is the response, and nothing else is
-    /// requested from anyone.
+    /// A redirect out of HTTP (or to a URL no transport sends: no host, port 0) is not
+    /// followed: the 3xx is the response, and nothing else is requested from anyone.
     static func nonHTTPRedirect(_ location: String) -> FaultCase {
         FaultCase("Redirect to `\(location)`", expect: .status(302)) { kind in
             let server = try HostileServer()

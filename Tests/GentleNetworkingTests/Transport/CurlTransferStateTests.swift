@@ -152,6 +152,7 @@ struct CurlTransferStateTests {
         "Conflicting, listed-but-different, malformed and TE+CL framing are .badResponse",
         arguments: [
             ["Content-Length: 27", "Content-Length: 47"],
+            ["content-length: 7", "Content-Length: 5"],
             ["Content-Length: 27, 47"],
             ["Content-Length: -1"],
             ["Content-Length: 12abc"],
