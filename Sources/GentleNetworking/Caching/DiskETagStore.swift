@@ -206,11 +206,15 @@ public actor DiskETagStore: ETagStoreProtocol {
         var storedAt: Date
     }
 
-    /// `url`, unless it carries user info or a query value whose name says it is a secret.
+    /// `url`, unless it carries user info or anything a log record hides of a URL (by
+    /// ``Redactor/url(_:)``'s rules: a query value or path parameter named like a secret, after
+    /// `&`, `;` or a nested `?`, percent-encoded or not, and the query-only names such as
+    /// `code`). Only the entry's `url` is left out; the entry is stored.
     static func storableURL(_ url: URL?) -> URL? {
         guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
         if components.user != nil || components.password != nil { return nil }
-        if components.queryItems?.contains(where: { Redactor.isSensitiveName($0.name) }) == true { return nil }
+        let shown = Redactor.url(url)
+        if shown.hasPrefix("<") || shown.contains(Redactor.placeholder) { return nil }
         return url
     }
 

@@ -957,42 +957,48 @@ package enum Redactor {
     }
 
     /// Where the first pair separator in `text` starts and ends: `;`, `?`, or `%3F`, `%26`,
-    /// `%3B` in either case; both are `text.endIndex` when there is none.
+    /// `%3B` in either case; both are `text.endIndex` when there is none. Read as bytes: a
+    /// combining mark after a `;` cannot hide it, and nothing is allocated.
     private static func nextFormSeparator(in text: Substring) -> (start: Substring.Index, end: Substring.Index) {
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character == ";" || character == "?" { return (index, text.index(after: index)) }
-            if character == "%", let end = encodedByteEnd(in: text, at: index, oneOf: ["3F", "26", "3B"]) {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ";") || byte == UInt8(ascii: "?") { return (index, bytes.index(after: index)) }
+            if byte == UInt8(ascii: "%"), let end = encodedByteEnd(in: bytes, at: index, oneOf: 0x3F, 0x26, 0x3B) {
                 return (index, end)
             }
-            index = text.index(after: index)
+            index = bytes.index(after: index)
         }
         return (text.endIndex, text.endIndex)
     }
 
     /// Where the name of `pair` ends and its value starts: at its first `=`, or `%3D`.
     private static func formNameEnd(in pair: Substring) -> (nameEnd: Substring.Index, valueStart: Substring.Index)? {
-        var index = pair.startIndex
-        while index < pair.endIndex {
-            let character = pair[index]
-            if character == "=" { return (index, pair.index(after: index)) }
-            if character == "%", let end = encodedByteEnd(in: pair, at: index, oneOf: ["3D"]) { return (index, end) }
-            index = pair.index(after: index)
+        let bytes = pair.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "=") { return (index, bytes.index(after: index)) }
+            if byte == UInt8(ascii: "%"), let end = encodedByteEnd(in: bytes, at: index, oneOf: 0x3D) {
+                return (index, end)
+            }
+            index = bytes.index(after: index)
         }
         return nil
     }
 
-    /// The end of the percent-encoded byte at `index` (a `%`) when its two hex digits, upper-cased,
-    /// are one of `codes`.
+    /// The end of the percent-encoded byte at `index` (a `%`) when it encodes one of `codes`.
     private static func encodedByteEnd(
-        in text: Substring, at index: Substring.Index, oneOf codes: [String]
-    )
-        -> Substring.Index?
-    {
-        guard let end = text.index(index, offsetBy: 3, limitedBy: text.endIndex) else { return nil }
-        let digits = text[text.index(after: index)..<end].uppercased()
-        return codes.contains(digits) ? end : nil
+        in bytes: Substring.UTF8View, at index: Substring.Index, oneOf codes: UInt8...
+    ) -> Substring.Index? {
+        let high = bytes.index(after: index)
+        guard high < bytes.endIndex else { return nil }
+        let low = bytes.index(after: high)
+        guard low < bytes.endIndex, let first = PercentEncoding.hexValue(bytes[high]),
+            let second = PercentEncoding.hexValue(bytes[low])
+        else { return nil }
+        return codes.contains(first << 4 | second) ? bytes.index(after: low) : nil
     }
 
     /// `url`'s text with each path parameter named like a secret replaced (`/app;jsessionid=…`,

@@ -163,12 +163,16 @@ package struct RedirectTracker: Sendable {
     /// to `https` (see ``isUpgrade(from:to:)``). Such a redirect's 3xx is the response. Apple
     /// platforms (and JustNetworking's requester there): on Linux the routed session is made
     /// without those headers, and the transport adds them per request.
+    /// `listed` are the credential header names in force (an auth service's own header field
+    /// added with ``Origin/withCredentialHeaders(_:isolation:operation:)``, as a tracker holds
+    /// them); any name that says it holds a credential counts too.
     package static func sessionCredentialWouldCross(
-        to target: URL, from originalURL: URL?, configuration: URLSessionConfiguration
+        to target: URL, from originalURL: URL?, configuration: URLSessionConfiguration,
+        listed: [String] = Origin.credentialHeaders
     ) -> Bool {
         guard !Origin.isSameOrigin(originalURL, target), !isUpgrade(from: originalURL, to: target) else { return false }
         let names = configuration.httpAdditionalHeaders?.keys.compactMap { $0.base as? String } ?? []
-        return names.contains { Origin.isCredentialHeader($0, listed: Origin.credentialHeaders) }
+        return names.contains { Origin.isCredentialHeader($0, listed: listed) }
     }
 
     /// Whether `target` is `from` moved to `https` on the same host (`http://api/v1` →

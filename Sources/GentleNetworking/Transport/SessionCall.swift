@@ -481,6 +481,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             task.cancel()
             return
         }
+        #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+            // A copy of the session's configuration, read outside the lock.
+            let configuration = session.configuration
+        #endif
         let hop = state.withLock { state -> (next: URLRequest, previous: URLRequest)? in
             guard state.tracker.maxRedirects > 0 else { return nil }
             // The request of the hop that ended with this 3xx (not the original one: after a 302
@@ -500,7 +504,8 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 // The system adds the configuration's own headers to the next hop again: a
                 // credential among them must not go to another origin.
                 if RedirectTracker.sessionCredentialWouldCross(
-                    to: url, from: state.tracker.originalURL, configuration: session.configuration)
+                    to: url, from: state.tracker.originalURL, configuration: configuration,
+                    listed: state.tracker.credentialHeaders)
                 {
                     return nil
                 }

@@ -44,7 +44,8 @@ enum RequestDescription {
             if let fragment = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedFragment,
                 !fragment.isEmpty
             {
-                shown += "#" + (fragment.contains("=") ? Redactor.redactForm(fragment) : fragment)
+                // A fragment with no `=` (nor an encoded one) comes back unchanged.
+                shown += "#" + Redactor.redactForm(fragment)
             }
             items.append(Redactor.scrub(shown, secrets: secrets))
         }

@@ -327,16 +327,17 @@ struct CarelessCallerTests {
     func unusableTimeoutFallsBackToSixtySeconds(kind: TransportKind) async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
-        server.route("GET", "/late") { _ in .text("late").with { $0.delayBeforeHeaders = 1.5 } }
-        // A connect timeout of 1 s: CurlTransport used it as the idle timeout of such a request,
-        // so a head 1.5 s away was `.timedOut` there and a 200 on URLSessionTransport.
+        server.route("GET", "/late") { _ in .text("late").with { $0.delayBeforeHeaders = 2 } }
+        // A connect timeout of 0.5 s: CurlTransport used it as the idle timeout of such a
+        // request, so a head 2 s away was `.timedOut` there (checked at libcurl's ~1 s ticks)
+        // and a 200 on URLSessionTransport.
         let transport: any HTTPTransportProtocol
         switch kind {
         case .urlSession:
             transport = try kind.make()
         case .curl:
             #if canImport(CCurl)
-                transport = try CurlTransport(configuration: CurlTransport.Configuration(connectTimeout: 1))
+                transport = try CurlTransport(configuration: CurlTransport.Configuration(connectTimeout: 0.5))
             #else
                 throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
             #endif

@@ -167,6 +167,15 @@ struct RedactionGapTests {
         #expect(text.contains("state%3dkept") && text.contains("/to/https://other.example/x"), "\(text)")
         // An encoded byte that is no separator (`%2F`, `%3`, `%`) does not split a value.
         #expect(Redactor.redactForm("a=%2Ftoken%3&b=%") == "a=%2Ftoken%3&b=%")
+        // A disk ETag store does not write such a URL into its metadata either (it checked
+        // `&`-separated names only); an ordinary one is kept.
+        for hidden in [
+            "https://h.example/items?next=%2Fcb%3Faccess_token%3Dx", "https://h.example/items?a=1;api_key=x",
+            "https://h.example/app;jsessionid=x/items", "https://h.example/items?next=/cb?token=x",
+        ] {
+            #expect(DiskETagStore.storableURL(URL(string: hidden)) == nil, "\(hidden)")
+        }
+        #expect(DiskETagStore.storableURL(URL(string: "https://h.example/items?page=2;sort=asc")) != nil)
     }
 
     @Test("Names that hold credentials: code (in a query or a form), refresh/access (JWT pair), pin, otp, passcode")

@@ -50,6 +50,15 @@ struct RedirectSessionCredentialTests {
                 !RedirectTracker.sessionCredentialWouldCross(
                     to: try url("https://evil.example/"), from: from, configuration: plain))
         }
+        // A header listed as a credential where the call is made (an auth service's own field).
+        let tenant = configuration(["X-Tenant": "t-1"])
+        #expect(
+            !RedirectTracker.sessionCredentialWouldCross(
+                to: try url("https://evil.example/"), from: from, configuration: tenant))
+        #expect(
+            RedirectTracker.sessionCredentialWouldCross(
+                to: try url("https://evil.example/"), from: from, configuration: tenant,
+                listed: Origin.credentialHeaders + ["X-Tenant"]))
         #expect(
             !RedirectTracker.isUpgrade(
                 from: try url("http://api.example.com:8080/"), to: try url("https://api.example.com/")))

@@ -189,6 +189,10 @@ struct InterpolationTests {
         for secret in ["US3RT0KEN", "AIzaK3Y", "S1G"] {
             #expect(!other.contains(secret), "\(secret) leaked: \(other)")
         }
+        // A fragment that is all one encoded form (`#%2Fcb%3Faccess_token%3D…`, no `=` as such).
+        let encoded =
+            "\(request: URLRequest(url: try #require(URL(string: "https://h.example/cb#%2Fcb%3Faccess_token%3DENC0DED"))))"
+        #expect(!encoded.contains("ENC0DED") && encoded.contains("#%2Fcb%3Faccess_token%3D"), "\(encoded)")
         #expect(text.contains("Bearer <redacted>"))
         #expect(text.contains("visible"))
         #expect(text.contains("page=1") && text.contains("state=s1"))

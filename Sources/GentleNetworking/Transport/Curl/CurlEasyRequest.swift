@@ -51,7 +51,7 @@
         /// When the whole exchange must be over (``queueClockNanoseconds``), for a transport with
         /// a total timeout: one deadline for every hop of a redirect chain and the time a hop
         /// waits for a slot, not a total timeout each. Set at init.
-        private var totalDeadline: UInt64?
+        private let totalDeadline: UInt64?
         /// Idle tracking (event-loop thread only): what had moved (bytes received and sent,
         /// header lines) at the last progress callback, and when that last changed.
         private var lastActivity: Int64 = -1
@@ -273,8 +273,10 @@
             // Any Double is accepted (NaN, negative, infinite): clamped, never converted raw.
             // A request without a usable timeout (a raw `URLRequest` with 0 or NaN) is idle-limited
             // as on every transport (it was the connect timeout here: 30 s, or shorter).
-            let timeout = Clamp.timeout(request.timeoutInterval) ?? Clamp.defaultTimeout
-            let connectTimeout = min(configuration.connectTimeout, timeout)
+            let requestTimeout = Clamp.timeout(request.timeoutInterval)
+            let timeout = requestTimeout ?? Clamp.defaultTimeout
+            // A request's own shorter timeout wins; without one, the configured connect timeout.
+            let connectTimeout = min(configuration.connectTimeout, requestTimeout ?? configuration.connectTimeout)
             try check(
                 gn_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Clamp.milliseconds(connectTimeout)),
                 "CONNECTTIMEOUT")

@@ -25,8 +25,10 @@
             /// The connect timeout in seconds; 30 by default. A request's shorter
             /// `timeoutInterval` wins.
             public var connectTimeout: TimeInterval
-            /// The limit on a whole transfer in seconds; `nil` (the default) for none. The
-            /// request's `timeoutInterval` still applies as an idle timeout (no byte for that long).
+            /// The limit on a whole exchange in seconds: every redirect hop, and any wait for a free
+            /// transfer slot, share it (a stream's or a download's body too); `nil` (the default)
+            /// for none. The request's `timeoutInterval` still applies as an idle timeout (no byte
+            /// for that long).
             public var totalTimeout: TimeInterval?
             /// The most redirects followed; 10 by default. 0 returns the 3xx as the response.
             public var maxRedirects: Int
