@@ -494,9 +494,10 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             // 3986 says against the response's URL (corelibs resolves `next` and `?p=2` against
             // the root, and keeps the user info on a `//other-host` reference), the method and
             // body rules of RFC 9110, and no credential to another origin. `nil` for a
-            // `Location` that is not http(s): the 3xx is the response, as on CurlTransport.
+            // `Location` no transport sends (not http(s), no host, port 0: see
+            // `RedirectTracker.isFollowable`): the 3xx is the response, as on CurlTransport.
             guard let candidate = state.tracker.nextRequest(after: response, for: previous),
-                let url = candidate.url, (try? RequestValidator.validateURL(url)) != nil
+                let url = candidate.url
             else {
                 return nil
             }

@@ -321,6 +321,28 @@ struct CarelessCallerTests {
         #expect(server.requests(path: "/t").count == values.count * 2)
     }
 
+    /// A transport of `kind` whose fallbacks are set: libcurl's connect timeout, or the
+    /// session's request timeout (60 s, its default, unless given), on a session that keeps no
+    /// cookies and no cache.
+    private static func transport(
+        _ kind: TransportKind, connectTimeout: TimeInterval, sessionRequestTimeout: TimeInterval = 60
+    ) throws -> any HTTPTransportProtocol {
+        switch kind {
+        case .urlSession:
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpCookieStorage = nil
+            configuration.urlCache = nil
+            configuration.timeoutIntervalForRequest = sessionRequestTimeout
+            return URLSessionTransport(session: URLSession(configuration: configuration))
+        case .curl:
+            #if canImport(CCurl)
+                return try CurlTransport(configuration: CurlTransport.Configuration(connectTimeout: connectTimeout))
+            #else
+                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
+            #endif
+        }
+    }
+
     @Test(
         "A raw request with no usable timeout (0, NaN, negative) waits 60 s for a byte on every transport, not the connect timeout",
         arguments: TransportKind.all)
@@ -331,17 +353,7 @@ struct CarelessCallerTests {
         // A connect timeout of 0.5 s: CurlTransport used it as the idle timeout of such a
         // request, so a head 2 s away was `.timedOut` there (checked at libcurl's ~1 s ticks)
         // and a 200 on URLSessionTransport.
-        let transport: any HTTPTransportProtocol
-        switch kind {
-        case .urlSession:
-            transport = try kind.make()
-        case .curl:
-            #if canImport(CCurl)
-                transport = try CurlTransport(configuration: CurlTransport.Configuration(connectTimeout: 0.5))
-            #else
-                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
-            #endif
-        }
+        let transport = try Self.transport(kind, connectTimeout: 0.5)
         for value in [0, .nan, -5] as [Double] {
             var request = URLRequest(url: server.url("/late"))
             request.timeoutInterval = value
@@ -363,21 +375,7 @@ struct CarelessCallerTests {
         // Fallbacks of 600 s (the session's request timeout, libcurl's connect timeout): a
         // transport that ignored the request's timeout would end there, far above the bound
         // below, which a starved run needs (over 20 s once, under ThreadSanitizer).
-        let transport: any HTTPTransportProtocol
-        switch kind {
-        case .urlSession:
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.httpCookieStorage = nil
-            configuration.urlCache = nil
-            configuration.timeoutIntervalForRequest = 600
-            transport = URLSessionTransport(session: URLSession(configuration: configuration))
-        case .curl:
-            #if canImport(CCurl)
-                transport = try CurlTransport(configuration: CurlTransport.Configuration(connectTimeout: 600))
-            #else
-                throw TransportError(.other, url: nil, message: "CurlTransport is Linux-only")
-            #endif
-        }
+        let transport = try Self.transport(kind, connectTimeout: 600, sessionRequestTimeout: 600)
         var request = URLRequest(url: server.url("/slow"))
         request.timeoutInterval = 0.9
         // The first of up to three tries that succeeds counts: a starved run can stall past
