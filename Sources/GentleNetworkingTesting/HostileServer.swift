@@ -57,7 +57,22 @@ public final class HostileServer: Sendable {
         let (descriptor, port) = try POSIXSocket.listenOnLoopback()
         self.port = port
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
-        self.core = HostileServerCore(listener: descriptor, threadNamePrefix: "H\(port).")
+        self.core = HostileServerCore(listener: descriptor, threadNamePrefix: "H\(port).", requestReadRate: nil)
+        core.start()
+    }
+
+    /// A server that reads every request at about `bytesPerSecond` (at least 1,024), in 16 KiB
+    /// reads with a pause after each, from a socket whose receive buffer is kept at 32 KiB: a
+    /// client's upload then takes about its size over that rate (less what the client's own
+    /// send buffer holds), bytes going out all along, as to a slow or distant server.
+    public init(requestReadRate bytesPerSecond: Int) throws {
+        let (descriptor, port) = try POSIXSocket.listenOnLoopback()
+        var size: Int32 = 32 * 1024
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        self.port = port
+        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!  // A literal IPv4 host and a port always parse.
+        self.core = HostileServerCore(
+            listener: descriptor, threadNamePrefix: "H\(port).", requestReadRate: max(1024, bytesPerSecond))
         core.start()
     }
 
@@ -149,9 +164,12 @@ private final class HostileServerCore: Sendable {
     let state = Locked(State())
     /// The listener, the connections, their threads and the stop flag.
     let acceptor: ConnectionAcceptor
+    /// Bytes per second a request is read at; `nil`: as fast as it comes.
+    let requestReadRate: Int?
 
-    init(listener: Int32, threadNamePrefix: String) {
+    init(listener: Int32, threadNamePrefix: String, requestReadRate: Int?) {
         self.acceptor = ConnectionAcceptor(listener: listener, threadNamePrefix: threadNamePrefix)
+        self.requestReadRate = requestReadRate
     }
 
     /// Starts accepting; each connection acts out behaviours on its own thread, then is let go
@@ -289,6 +307,15 @@ private final class HostileConnection {
     private func readMore() -> Bool {
         while !POSIXSocket.waitReadable(descriptor, milliseconds: 50) {
             if server.isStopped { return false }
+        }
+        if let rate = server.requestReadRate {
+            // A slow reader: 16 KiB at a time, then the pause that keeps to the rate.
+            var slice = [UInt8](repeating: 0, count: 16 * 1024)
+            let count = POSIXSocket.receive(descriptor, into: &slice)
+            guard count > 0 else { return false }
+            parser.append(slice[0..<count])
+            usleep(useconds_t(min(1_000_000, count * 1_000_000 / rate)))
+            return true
         }
         let count = POSIXSocket.receive(descriptor, into: &readBuffer)
         guard count > 0 else { return false }

@@ -106,7 +106,9 @@ public enum CertificatePinning {
             length = bytes[contentStart..<contentStart + count].reduce(0) { $0 << 8 | Int($1) }
             contentStart += count
         }
-        guard length >= 0, contentStart + length <= bytes.count else {
+        // Compared as what is left: `contentStart + length` traps where `Int` is 32 bits
+        // (arm64_32) for a four-byte length near 2^31.
+        guard length >= 0, length <= bytes.count - contentStart else {
             throw .invalidCertificate("\(name) is truncated")
         }
         return Element(start: offset, contentStart: contentStart, end: contentStart + length)

@@ -165,7 +165,12 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             state.watchdog = watchdog
             return false
         }
-        if ended { watchdog.cancel() }
+        // Not resumed either: on Linux `fail` cancels the task asynchronously, and a resume
+        // that won that race sent the request after its caller had cancelled.
+        if ended {
+            watchdog.cancel()
+            return
+        }
         task.resume()
     }
 
@@ -312,6 +317,17 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
 
     private func touch() {
         state.withLock { $0.lastActivity = DispatchTime.now().uptimeNanoseconds }
+    }
+
+    /// Request body bytes went out: the exchange is not idle. Without it, an upload that took
+    /// longer than the request's timeout to a server that answers after the whole body (a large
+    /// file, a slow link) ended as `.timedOut` while its bytes were still going out
+    /// (`CurlTransport` counts bytes sent as activity too).
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        touch()
     }
 
     // MARK: URLSessionDataDelegate

@@ -434,6 +434,15 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             call(for: dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
         }
 
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            call(for: task)?.urlSession(
+                session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                totalBytesExpectedToSend: totalBytesExpectedToSend)
+        }
+
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             // A 301–308 that is not followed (no `Location`) reaches no callback above: corelibs
             // holds it as a redirect and reports it only here. Only then: stored again at the
