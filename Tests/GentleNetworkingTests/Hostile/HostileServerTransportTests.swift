@@ -397,6 +397,29 @@ struct HostileServerTransportTests {
         #expect(body == Data("abcdef".utf8))
     }
 
+    @Test(
+        "A body under 1 byte/s for longer than 4 × its timeout + 10 s, never idle for the timeout, arrives whole on every transport"
+    )
+    func slowForLongButNeverIdle() async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        // A byte every 1.5 s for 27 s, against a 4 s idle timeout: CurlTransport set libcurl's
+        // low-speed time to 4 × 4 + 10 = 26 s, and libcurl ended the body there (under 1 byte/s
+        // all along) as `.timedOut`. Both transports at once, to keep the test to ~27 s.
+        server.route("/drip", .drip(body: Data(repeating: 0x62, count: 18), interval: 1.5))
+        var request = URLRequest(url: server.url("/drip"))
+        request.timeoutInterval = 4
+        let fixed = request
+        let curl = try makeHostileTransport(.curl)
+        let session = try makeHostileTransport(.urlSession)
+        async let viaCurl = curl.data(for: fixed)
+        async let viaSession = session.data(for: fixed)
+        let (curlBody, curlResponse) = try await viaCurl
+        let (sessionBody, sessionResponse) = try await viaSession
+        #expect(curlResponse.statusCode == 200 && curlBody == Data(repeating: 0x62, count: 18))
+        #expect(sessionResponse.statusCode == 200 && sessionBody == Data(repeating: 0x62, count: 18))
+    }
+
     @Test("A body that drips one byte a second ends at the total deadline", arguments: TransportKind.all)
     func dripAgainstTotalDeadline(kind: TransportKind) async throws {
         let server = try HostileServer()
@@ -412,6 +435,49 @@ struct HostileServerTransportTests {
         #expect(error.map(transportCode) == .timedOut, "\(String(describing: error))")
         #expect(elapsed >= 1.5)
         #expect(elapsed < 200)  // 2 s, with room for a starved ThreadSanitizer run
+    }
+
+    @Test(
+        "A request waiting for a connection to its host (the per-host cap held by a stream) ends as .timedOut at its timeout on every transport",
+        arguments: TransportKind.all)
+    func waitForAConnectionTimesOut(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        // The one connection allowed is held by a stream that drips a byte every 0.3 s.
+        server.route("/hold", .drip(body: Data(repeating: 0x61, count: 1000), interval: 0.3))
+        server.route("/quick", .ok(body: Data("quick".utf8)))
+        let transport: any HTTPTransportProtocol
+        switch kind {
+        case .urlSession:
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = 1
+            configuration.urlCache = nil
+            transport = URLSessionTransport(session: URLSession(configuration: configuration))
+        case .curl:
+            #if canImport(CCurl)
+                transport = try CurlTransport(configuration: CurlTransport.Configuration(maxConnectionsPerHost: 1))
+            #else
+                return
+            #endif
+        }
+        // libcurl 7.88 neither calls the progress callback nor checks CURLOPT_TIMEOUT_MS for a
+        // transfer it holds back for a connection: CurlTransport waited for ever (here, until
+        // the stream ended, 300 s on).
+        let (held, _) = try await transport.stream(for: URLRequest(url: server.url("/hold")))
+        defer { held.cancel() }
+        var iterator = held.makeAsyncIterator()
+        _ = try await iterator.next()  // the stream is running: the connection is taken
+        var request = URLRequest(url: server.url("/quick"))
+        request.timeoutInterval = 1
+        let started = DispatchTime.now()
+        let code = await failure(of: request, on: transport).map(transportCode)
+        let elapsed = seconds(since: started)
+        #expect(code == .some(.timedOut))
+        // About 1 s, plus up to a second's grace and a scan on CurlTransport; the upper bound
+        // only rules out no deadline (a starved run is slow).
+        #expect(elapsed > 0.9 && elapsed < 30, "\(elapsed) s")
+        #expect(server.acceptedConnectionCount == 1)
+        #expect(server.requests(path: "/quick").isEmpty)
     }
 
     @Test(

@@ -56,6 +56,10 @@
         /// header lines) at the last progress callback, and when that last changed.
         private var lastActivity: Int64 = -1
         private var lastActivityNanos: UInt64 = 0
+        /// When libcurl last called the progress callback (or the transfer was handed to it, or
+        /// resumed); 0 before. A transfer libcurl keeps waiting for a connection to its host gets
+        /// no callback at all (see ``stallExpired(now:)``). Event-loop thread only.
+        private var lastProgressNanos: UInt64 = 0
         private var headerLinesSeen: Int64 = 0
         private let sink: Sink
         let source: Source
@@ -284,13 +288,13 @@
             // libcurl's own low-speed check averages over seconds (a byte every 2 s failed a 5 s
             // timeout), so the progress callback checks it (``idleExpired``); the low-speed
             // setting stays only for the wake-up libcurl then schedules every second, with a time
-            // that never ends a transfer first.
+            // (a billion seconds) that never ends a transfer. It was 4 × the timeout + 10 s: a
+            // live body under 1 byte/s for that long (a byte every 2 s; small heartbeats seconds
+            // apart) was cut as `.timedOut`, which `URLSessionTransport` kept going.
             idleTimeout = timeout
             queueTimeout = timeout
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
-            try check(
-                gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, Clamp.wholeSeconds(timeout) &* 4 &+ 10),
-                "LOW_SPEED_TIME")
+            try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 1_000_000_000), "LOW_SPEED_TIME")
 
             // Whether libcurl will send a body, and so could add `Expect: 100-continue` or a form
             // `Content-Type` that must be suppressed.
@@ -464,7 +468,40 @@
                 let left = totalDeadline &- min(totalDeadline, Self.coarseNanoseconds())
                 _ = gn_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(left / 1_000_000)))
             }
+            lastProgressNanos = Self.coarseNanoseconds()
             state.withLock { $0.submitted() }
+        }
+
+        /// Whether the running transfer has had no progress callback for its idle timeout (and
+        /// a second's grace); it is then failed with ``TransportError/Code/timedOut`` (its
+        /// caller resumed) and must be removed from the multi handle and cleaned up. libcurl 7.88
+        /// calls neither the progress callback nor its own `CURLOPT_TIMEOUT_MS` check for a
+        /// transfer it holds back for a connection to its host (`maxConnectionsPerHost`
+        /// connections busy, as with `PinningTransport`'s six on Linux): behind held streams or a
+        /// slow server, such a request waited for ever. (The total timeout needs no such check:
+        /// the transfers holding the connections started earlier under the same total, so they
+        /// end first, and libcurl checks a transfer's total as soon as it starts it.) A stream
+        /// paused for its consumer is not stalled. Event-loop thread only.
+        func stallExpired(now: UInt64) -> Bool {
+            guard lastProgressNanos != 0, now &- min(now, lastProgressNanos) >= Self.stallNanoseconds(idleTimeout)
+            else { return false }
+            if state.withLock({ $0.phase == .paused }) {
+                lastProgressNanos = now
+                return false
+            }
+            abandon(
+                TransportError(
+                    .timedOut, url: url,
+                    message:
+                        "No progress for \(idleTimeout) s (the request's timeout): the transfer waited for a connection to its host."
+                ))
+            return true
+        }
+
+        /// The idle timeout and a second's grace (libcurl's progress callbacks come at least
+        /// once a second for a transfer it serves), in nanoseconds, without overflow.
+        static func stallNanoseconds(_ idleTimeout: TimeInterval) -> UInt64 {
+            UInt64(min(Clamp.maxSeconds, max(0, idleTimeout) + 1) * 1_000_000_000)
         }
 
         /// When an exchange starting now must be over under `configuration`'s total timeout
@@ -570,6 +607,7 @@
             // Idle time counts from the resume: libcurl barely calls back while paused, and its
             // byte counts did not move meanwhile.
             lastActivityNanos = 0
+            lastProgressNanos = Self.coarseNanoseconds()
             state.withLock { $0.resumed() }
         }
 
@@ -579,6 +617,7 @@
         /// paused for its consumer is not idle.
         func idleExpired(received: Int64, sent: Int64) -> Bool {
             let now = Self.coarseNanoseconds()
+            lastProgressNanos = now
             let activity = received &+ sent &+ headerLinesSeen
             if activity != lastActivity || lastActivityNanos == 0 {
                 lastActivity = activity

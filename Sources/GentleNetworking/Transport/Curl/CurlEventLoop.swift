@@ -54,6 +54,8 @@
         private var waitingHead = 0
         /// When ``expireWaitingTransfers()`` last scanned the queue (coarse clock).
         fileprivate var lastQueueScanNanos: UInt64 = 0
+        /// When ``expireStalledTransfers()`` last scanned the running transfers (coarse clock).
+        fileprivate var lastRunningScanNanos: UInt64 = 0
 
         /// 1,024: transfers beyond it wait here, in order, for one to end. In libcurl 7.88 each
         /// `curl_multi_remove_handle` walks the connection cache (or, with a connection cap,
@@ -273,6 +275,7 @@
                 // (libcurl's timer then makes the poll return at once for them).
                 startWaitingTransfers()
                 expireWaitingTransfers()
+                expireStalledTransfers()
                 // Sleep only if nothing arrived meanwhile; commands queued from now on wake us.
                 let sleep = inbox.withLock { inbox -> Bool in
                     guard inbox.isEmpty else { return false }
@@ -312,6 +315,22 @@
             }
             waiting = kept
             waitingHead = 0
+        }
+
+        /// Fails the running transfers libcurl has stopped serving past their deadlines (see
+        /// ``CurlEasyRequest/stallExpired(now:)``). At most one scan every 250 ms. Loop thread only.
+        fileprivate func expireStalledTransfers() {
+            guard !running.isEmpty else { return }
+            let now = CurlEasyRequest.queueClockNanoseconds
+            guard now &- lastRunningScanNanos >= 250_000_000 else { return }
+            lastRunningScanNanos = now
+            var expired: [CurlEasyRequest] = []
+            for request in running.values where request.stallExpired(now: now) { expired.append(request) }
+            for request in expired where running[request.handle] === request {
+                running[request.handle] = nil
+                curl_multi_remove_handle(multi, request.handle)
+                request.cleanup()
+            }
         }
 
         /// Hands waiting transfers to libcurl, oldest first, while slots are free. Loop thread only.
