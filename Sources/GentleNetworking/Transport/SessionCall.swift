@@ -75,7 +75,9 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     private let state: Locked<State>
     /// The stream's buffer, in stream mode.
     private let buffer: ChunkBuffer<SessionTaskResumer>?
-    private let request: URLRequest
+    /// The request as the caller (or the redirect before) gave it: on Linux without the stored
+    /// cookies, which go on each task's request only (the router reads its own `Cookie` here).
+    let request: URLRequest
     private let limits: ResponseLimits
     private let bodyLimit: Int64?
     private let idleTimeout: TimeInterval

@@ -21,32 +21,165 @@ import Foundation
     struct SessionCookieJar: @unchecked Sendable {
         // @unchecked: HTTPCookieStorage is thread-safe (its own lock) and never mutated here.
         private let storage: HTTPCookieStorage?
+        /// Where the `Cookie` field of each request comes from (``cookieField(for:)``): the
+        /// caller's storage when its configuration sends cookies (`httpShouldSetCookies`),
+        /// whatever its accept policy, as corelibs did.
+        private let sendingStorage: HTTPCookieStorage?
 
         init(_ configuration: URLSessionConfiguration) {
             storage = configuration.httpCookieAcceptPolicy == .never ? nil : configuration.httpCookieStorage
+            sendingStorage = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
         }
 
-        /// `configuration` with corelibs' own cookie parsing turned off.
+        /// `configuration` with corelibs' own cookie parsing and sending turned off: its
+        /// storage keeps a cookie for a public suffix (`Domain=com`), and it sends by host
+        /// alone, a `Secure` cookie over plain http, a cookie outside its `Path`, an expired one.
         static func disabling(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
             configuration.httpCookieAcceptPolicy = .never
+            configuration.httpShouldSetCookies = false
             return configuration
         }
 
         /// Stores the cookies `response` sets, if the configuration accepts cookies: each cookie
-        /// of every `Set-Cookie` field whose bytes are all printable ASCII or tab.
+        /// of every `Set-Cookie` field whose bytes are all printable ASCII or tab, by RFC 6265's
+        /// storage rules where corelibs' are looser (see ``isAcceptable(_:from:now:)``). A
+        /// `Max-Age` (which corelibs ignores) sets the expiry; zero or less deletes the cookie.
         func store(from response: URLResponse) {
-            guard let storage, let response = response as? HTTPURLResponse, let url = response.url else { return }
+            guard let storage, let response = response as? HTTPURLResponse, let url = response.url,
+                let host = url.host?.lowercased()
+            else { return }
             // Every spelling of the field (corelibs keeps `Set-Cookie` and `set-cookie` apart),
             // each cookie screened on its own: one bad one does not drop the session cookie.
-            let cookies = response.allHeaderFields.compactMap { key, value -> String? in
+            let fields = response.allHeaderFields.compactMap { key, value -> String? in
                 guard let key = key as? String, key.equalsIgnoringASCIICase("set-cookie") else { return nil }
                 return value as? String
             }.flatMap(Self.splitCookies).filter(Self.isParsable)
-            guard !cookies.isEmpty else { return }
-            let parsed = HTTPCookie.cookies(
-                withResponseHeaderFields: ["Set-Cookie": cookies.joined(separator: ", ")], for: url)
-            guard !parsed.isEmpty else { return }
-            storage.setCookies(parsed, for: url, mainDocumentURL: nil)
+            let now = Date()
+            for field in fields {
+                for parsed in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url) {
+                    guard Self.isAcceptable(parsed, from: url, host: host) else { continue }
+                    guard let maxAge = Self.maxAge(in: field) else {
+                        storage.setCookie(parsed)
+                        continue
+                    }
+                    var properties = parsed.properties ?? [:]
+                    properties[.expires] = now.addingTimeInterval(Double(maxAge))
+                    properties[.maximumAge] = nil
+                    properties[.discard] = nil
+                    if maxAge <= 0 {
+                        // Deleted: the stored cookie of the same name, domain and path goes.
+                        for stored in storage.cookies ?? []
+                        where stored.name == parsed.name && stored.domain == parsed.domain && stored.path == parsed.path
+                        {
+                            storage.deleteCookie(stored)
+                        }
+                    } else if let cookie = HTTPCookie(properties: properties) {
+                        storage.setCookie(cookie)
+                    }
+                }
+            }
+        }
+
+        /// Whether `cookie`, set by a response from `url` (whose host is `host`, lowercased),
+        /// may be stored (RFC 6265 §5.3, and 6265bis on `Secure`):
+        /// - a `Domain` (corelibs marks it with a leading dot) must be the host or a parent of
+        ///   it that is not a public suffix (`com`, `co.uk`, `github.io`), and never a parent of
+        ///   an IP address (`Domain=0.0.1` from `10.0.0.1` was sent on to `127.0.0.1`); the
+        ///   public suffixes are the list libcurl's own cookie engine uses (libpsl, loaded at run
+        ///   time), and without it only the host itself is allowed;
+        /// - a `Secure` cookie only from an https response (plain http could overwrite it).
+        static func isAcceptable(_ cookie: HTTPCookie, from url: URL, host: String) -> Bool {
+            if cookie.isSecure, url.scheme?.lowercased() != "https" { return false }
+            guard cookie.domain.hasPrefix(".") else { return cookie.domain.lowercased() == host }
+            let domain = String(cookie.domain.dropFirst()).lowercased()
+            if domain == host { return true }
+            guard !isIPAddress(host), host.hasSuffix("." + domain) else { return false }
+            return PublicSuffixList.allowsCookie(forDomain: domain, host: host)
+        }
+
+        /// The `Max-Age` attribute of one cookie's field, if it has a valid one (RFC 6265
+        /// §5.2.2: an optional `-` and digits; clamped to ±10 years, so no arithmetic traps).
+        static func maxAge(in field: String) -> Int? {
+            var found: Int?
+            for attribute in field.split(separator: ";").dropFirst() {
+                let parts = attribute.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2,
+                    parts[0].trimmingCharacters(in: .whitespaces).equalsIgnoringASCIICase("max-age")
+                else { continue }
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)
+                guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { continue }
+                let limit = 315_360_000
+                let magnitude = digits.count > 9 ? limit : min(limit, Int(digits) ?? limit)
+                found = value.hasPrefix("-") ? -magnitude : magnitude  // the last one wins
+            }
+            return found
+        }
+
+        /// The `Cookie` field for a request to `url` from the configuration's storage, or `nil`
+        /// when no stored cookie matches (RFC 6265 §5.4): the domain (the host itself for a
+        /// host-only cookie; the domain or a subdomain of it, never for an IP address), the path
+        /// (the cookie's path or below it), `Secure` ones only over https, none expired. Longer
+        /// paths first.
+        func cookieField(for url: URL, now: Date = Date()) -> String? {
+            guard let sendingStorage, let host = url.host?.lowercased(), let cookies = sendingStorage.cookies,
+                !cookies.isEmpty
+            else { return nil }
+            let secure = url.scheme?.lowercased() == "https"
+            let path = url.path.isEmpty ? "/" : url.path
+            let matching = cookies.filter { cookie in
+                if cookie.isSecure, !secure { return false }
+                if let expires = cookie.expiresDate, expires <= now { return false }
+                return Self.domainMatches(cookie.domain, host: host) && Self.pathMatches(cookie.path, path: path)
+            }
+            guard !matching.isEmpty else { return nil }
+            return matching.sorted { $0.path.utf8.count > $1.path.utf8.count }
+                .map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        }
+
+        /// `request` with the stored cookies for its URL in its `Cookie` field, after the
+        /// caller's own value if it set one.
+        func addingCookies(to request: URLRequest) -> URLRequest {
+            guard let url = request.url, let field = cookieField(for: url) else { return request }
+            var request = request
+            let own = request.value(forHTTPHeaderField: "Cookie").flatMap { $0.isEmpty ? nil : $0 }
+            request.setValue(own.map { "\($0); \(field)" } ?? field, forHTTPHeaderField: "Cookie")
+            return request
+        }
+
+        /// A redirect hop corelibs follows: its `Cookie` field (carried from the hop before,
+        /// stored cookies included) becomes the caller's own value again, if it kept one (a hop
+        /// to another origin drops it), and the stored cookies for the hop's URL are added.
+        func forRedirectHop(_ request: URLRequest, callerCookie: String?) -> URLRequest {
+            var request = request
+            if request.value(forHTTPHeaderField: "Cookie") != nil {
+                request.setValue(callerCookie, forHTTPHeaderField: "Cookie")
+            }
+            return addingCookies(to: request)
+        }
+
+        /// RFC 6265 §5.1.3, with corelibs' leading dot for a domain cookie.
+        static func domainMatches(_ cookieDomain: String, host: String) -> Bool {
+            let domain = cookieDomain.lowercased()
+            guard domain.hasPrefix(".") else { return domain == host }
+            let bare = domain.dropFirst()
+            if host == bare { return true }
+            return !isIPAddress(host) && host.hasSuffix(domain)
+        }
+
+        /// RFC 6265 §5.1.4.
+        static func pathMatches(_ cookiePath: String, path: String) -> Bool {
+            let cookiePath = cookiePath.isEmpty ? "/" : cookiePath
+            if path == cookiePath { return true }
+            guard path.hasPrefix(cookiePath) else { return false }
+            return cookiePath.hasSuffix("/") || path.dropFirst(cookiePath.count).hasPrefix("/")
+        }
+
+        /// Whether `host` is an IPv4 or IPv6 literal (as `URL.host` gives it).
+        static func isIPAddress(_ host: String) -> Bool {
+            if host.contains(":") || host.hasPrefix("[") { return true }
+            var address = in_addr()
+            return inet_pton(AF_INET, host, &address) == 1
         }
 
         /// A `Set-Cookie` field that holds several cookies joined by commas (as repeated fields

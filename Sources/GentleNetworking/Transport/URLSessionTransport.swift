@@ -374,7 +374,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                     SessionCall.corelibsQueue.async { [session, routed, prepared] in
                         let sent = prepared
                         let (routedSession, router) = Self.routedSession(routed, for: session)
-                        let task = routedSession.dataTask(with: sent)
+                        // The stored cookies go on this task's request only: the request a
+                        // redirect starts from stays without them (each hop gets its own).
+                        let task = routedSession.dataTask(with: router.cookies.addingCookies(to: sent))
                         router.register(call, for: task)
                         call.start(task)
                     }
@@ -400,7 +402,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         /// stored newer ones in between). Held, not just identified: a freed 3xx's address could
         /// be the next response's.
         private let storedRedirects = Locked<[Int: HTTPURLResponse]>([:])
-        private let cookies: SessionCookieJar
+        let cookies: SessionCookieJar
 
         init(cookies: SessionCookieJar) {
             self.cookies = cookies
@@ -468,9 +470,14 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             }
             cookies.store(from: response)
             storedRedirects.withLock { $0[task.taskIdentifier] = response }
+            // The hop corelibs follows gets the stored cookies for its own URL (corelibs adds
+            // none to it), after the caller's own `Cookie` where that survived the redirect.
+            let callerCookie = call.request.value(forHTTPHeaderField: "Cookie")
             call.urlSession(
-                session, task: task, willPerformHTTPRedirection: response, newRequest: request,
-                completionHandler: completionHandler)
+                session, task: task, willPerformHTTPRedirection: response, newRequest: request
+            ) { [cookies] approved in
+                completionHandler(approved.map { cookies.forRedirectHop($0, callerCookie: callerCookie) })
+            }
         }
 
         func urlSession(

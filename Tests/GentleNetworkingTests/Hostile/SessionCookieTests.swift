@@ -1,7 +1,8 @@
 import Foundation
-import GentleNetworking
 import GentleNetworkingTesting
 import Testing
+
+@testable import GentleNetworking
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -84,6 +85,139 @@ import Testing
             _ = try await transport.data(for: URLRequest(url: server.url("/echo")))
             let cookie = server.requests(path: "/echo").first?.header("Cookie") ?? ""
             #expect(!cookie.contains(name), "\(cookie)")
+        }
+
+        /// A transport over an ephemeral configuration that accepts cookies, and its storage
+        /// (corelibs shares one among ephemeral configurations, and cannot make another without
+        /// a file: each test's cookies carry a random prefix, and only those are looked at).
+        private static func transportAndStorage() throws -> (URLSessionTransport, HTTPCookieStorage) {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.httpCookieAcceptPolicy = .always
+            let storage = try #require(configuration.httpCookieStorage)
+            return (URLSessionTransport(session: URLSession(configuration: configuration)), storage)
+        }
+
+        /// The names in a `Cookie` field that start with `prefix`, in order, without it.
+        private static func names(in field: String?, prefix: String) -> [String] {
+            (field ?? "").split(separator: ";").compactMap { pair in
+                let name = pair.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                return name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : nil
+            }
+        }
+
+        @Test("Storing follows RFC 6265: no Domain above an IP address, no Secure cookie from http, Max-Age honoured")
+        func storageRules() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/set") { _ in
+                LoopbackResponse(
+                    headers: [
+                        // corelibs stored it as `.0.0.1` and sent it to every host ending so.
+                        ("Set-Cookie", "\(p)parent=1; Domain=0.0.1; Path=/"),
+                        ("Set-Cookie", "\(p)exact=2; Domain=127.0.0.1; Path=/"),
+                        ("Set-Cookie", "\(p)plain=3; Path=/"),
+                        // From http, a Secure cookie could replace the https one.
+                        ("Set-Cookie", "\(p)secure=4; Path=/; Secure"),
+                        ("Set-Cookie", "\(p)gone=5; Path=/"),
+                        ("Set-Cookie", "\(p)aged=6; Path=/; Max-Age=3600"),
+                    ], body: Data("ok".utf8))
+            }
+            server.route("GET", "/delete") { _ in
+                // corelibs ignores Max-Age: a logout's `Max-Age=0` left the cookie in place.
+                LoopbackResponse(headers: [("Set-Cookie", "\(p)gone=; Path=/; Max-Age=0")], body: Data("ok".utf8))
+            }
+            server.route("GET", "/echo") { _ in .text("ok") }
+            let (transport, storage) = try Self.transportAndStorage()
+            func stored() -> [HTTPCookie] { (storage.cookies ?? []).filter { $0.name.hasPrefix(p) } }
+            _ = try await transport.data(for: URLRequest(url: server.url("/set")))
+            let names = Set(stored().map { String($0.name.dropFirst(p.count)) })
+            #expect(names == ["exact", "plain", "gone", "aged"], "\(names)")
+            let aged = stored().first { $0.name == "\(p)aged" }?.expiresDate?.timeIntervalSinceNow ?? 0
+            #expect(aged > 3000 && aged <= 3600, "\(aged)")
+            _ = try await transport.data(for: URLRequest(url: server.url("/delete")))
+            #expect(!stored().contains { $0.name == "\(p)gone" })
+            _ = try await transport.data(for: URLRequest(url: server.url("/echo")))
+            let sent = Self.names(in: server.requests(path: "/echo").first?.header("Cookie"), prefix: p)
+            #expect(Set(sent) == ["exact", "plain", "aged"], "\(sent)")
+            for made in stored() { storage.deleteCookie(made) }
+        }
+
+        @Test(
+            "Sending follows RFC 6265: Secure only over https, the Path, no expired cookie, after the caller's own Cookie"
+        )
+        func sendingRules() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            server.route("GET", "/api/orders") { _ in .text("ok") }
+            server.route("GET", "/apiary") { _ in .text("ok") }
+            let (transport, storage) = try Self.transportAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            func cookie(_ name: String, path: String = "/", secure: Bool = false, expires: Date? = nil) -> HTTPCookie? {
+                var properties: [HTTPCookiePropertyKey: Any] = [
+                    .name: p + name, .value: "v", .domain: "127.0.0.1", .path: path,
+                ]
+                if secure { properties[.secure] = "TRUE" }
+                if let expires { properties[.expires] = expires }
+                return HTTPCookie(properties: properties)
+            }
+            // corelibs sent each of these by host alone. It drops an expired cookie only when
+            // storing one: this one expires while stored.
+            for made in [
+                cookie("root"), cookie("api", path: "/api"), cookie("secure", secure: true),
+                cookie("other", path: "/other"), cookie("expired", expires: Date(timeIntervalSinceNow: 1)),
+            ] {
+                storage.setCookie(try #require(made))
+            }
+            try await Task.sleep(nanoseconds: 1_200_000_000)
+            #expect((storage.cookies ?? []).contains { $0.name == p + "expired" })
+            var request = URLRequest(url: server.url("/api/orders"))
+            request.setValue("own=1", forHTTPHeaderField: "Cookie")
+            _ = try await transport.data(for: request)
+            _ = try await transport.data(for: URLRequest(url: server.url("/apiary")))
+            let orders = server.requests(path: "/api/orders").first?.header("Cookie")
+            #expect(orders?.hasPrefix("own=1; ") == true, "\(orders ?? "none")")
+            // Longer paths first; `/api` does not path-match `/apiary`.
+            #expect(Self.names(in: orders, prefix: p) == ["api", "root"], "\(orders ?? "none")")
+            #expect(Self.names(in: server.requests(path: "/apiary").first?.header("Cookie"), prefix: p) == ["root"])
+            for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) }
+        }
+
+        @Test("A cookie a 302 sets is sent on the hop it leads to")
+        func redirectHopCarriesItsCookie() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/login") { _ in
+                LoopbackResponse(
+                    status: 302, headers: [("Location", "/home"), ("Set-Cookie", "\(p)session=abc; Path=/")])
+            }
+            server.route("GET", "/home") { _ in .text("ok") }
+            let (transport, _) = try Self.transportAndStorage()
+            let (_, response) = try await transport.data(for: URLRequest(url: server.url("/login")))
+            #expect(response.statusCode == 200)
+            #expect(Self.names(in: server.requests(path: "/home").first?.header("Cookie"), prefix: p) == ["session"])
+        }
+
+        @Test("A Domain that is a public suffix, or above one, is refused; a parent domain that is not is kept")
+        func publicSuffixes() throws {
+            // Not a silent fallback: on this machine the list must be loaded.
+            #expect(PublicSuffixList.isLoaded)
+            let cases: [(host: String, domain: String, accepted: Bool)] = [
+                ("api.example.com", "com", false), ("api.example.co.uk", "co.uk", false),
+                ("me.github.io", "github.io", false), ("api.example.com", "example.com", true),
+                ("a.b.example.co.uk", "example.co.uk", true), ("api.example.com", "api.example.com", true),
+                ("api.example.com", "other.com", false), ("evilexample.com", "example.com", false),
+                ("10.0.0.1", "0.0.1", false),
+            ]
+            for (host, domain, accepted) in cases {
+                let url = try #require(URL(string: "http://\(host)/"))
+                let parsed = HTTPCookie.cookies(
+                    withResponseHeaderFields: ["Set-Cookie": "n=v; Domain=\(domain)"], for: url)
+                let cookie = try #require(parsed.first, "\(host) \(domain)")
+                #expect(SessionCookieJar.isAcceptable(cookie, from: url, host: host) == accepted, "\(host) \(domain)")
+            }
         }
     }
 #endif

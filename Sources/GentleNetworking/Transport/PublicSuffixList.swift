@@ -1,0 +1,50 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+#if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
+    /// Linux: whether a cookie's `Domain` is acceptable for a host, by the Public Suffix List
+    /// (a cookie for `com`, `co.uk` or `github.io` would be sent to every site under it).
+    ///
+    /// The list is libpsl's built-in one, the library libcurl's own cookie engine uses, loaded
+    /// at run time (`libpsl.so.5`, a dependency of libcurl on Debian, Ubuntu and Fedora), so
+    /// building needs no headers of it. Where it cannot be loaded, only a domain equal to the
+    /// host is allowed (a cookie for a parent domain is refused rather than risked).
+    enum PublicSuffixList {
+        private typealias Builtin = @convention(c) () -> OpaquePointer?
+        private typealias Acceptable =
+            @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
+
+        /// libpsl's list and check, or `nil` where the library is not installed.
+        private struct Library: @unchecked Sendable {
+            // @unchecked: the built-in list is immutable, and libpsl reads it from any thread.
+            let list: OpaquePointer
+            let acceptable: Acceptable
+        }
+
+        private static let library: Library? = {
+            guard let handle = dlopen("libpsl.so.5", RTLD_NOW | RTLD_LOCAL),
+                let builtinSymbol = dlsym(handle, "psl_builtin"),
+                let acceptableSymbol = dlsym(handle, "psl_is_cookie_domain_acceptable")
+            else { return nil }
+            let builtin = unsafeBitCast(builtinSymbol, to: Builtin.self)
+            guard let list = builtin() else { return nil }
+            return Library(list: list, acceptable: unsafeBitCast(acceptableSymbol, to: Acceptable.self))
+        }()
+
+        /// Whether the list is loaded (tests check that the rule below is the list's).
+        static var isLoaded: Bool { library != nil }
+
+        /// Whether a cookie from `host` may be for `domain` (both lowercased; `domain` without
+        /// its leading dot, a suffix of `host` after a dot): not a public suffix, by libpsl's
+        /// `psl_is_cookie_domain_acceptable`; without libpsl, only `domain == host`.
+        static func allowsCookie(forDomain domain: String, host: String) -> Bool {
+            guard let library else { return domain == host }
+            return library.acceptable(library.list, host, domain) == 1
+        }
+    }
+#endif
