@@ -503,8 +503,17 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             // A copy of the session's configuration, read outside the lock.
             let configuration = session.configuration
         #endif
+        // The head of a 3xx to follow is checked as a final one is (field count and bytes,
+        // framing): neither corelibs nor Apple's URLSession hands it to `didReceive response`,
+        // so a 302 with a header flood, or with `Transfer-Encoding` and `Content-Length`, was
+        // followed here where CurlTransport, which checks every hop, failed it.
+        let headError = check(response)
         let hop = state.withLock { state -> (next: URLRequest, previous: URLRequest)? in
             guard state.tracker.maxRedirects > 0 else { return nil }
+            if let headError {
+                state.redirectFailure = headError
+                return nil
+            }
             // The request of the hop that ended with this 3xx (not the original one: after a 302
             // turned a POST into a GET, a later 307 keeps the GET).
             let previous = state.currentRequest ?? request

@@ -438,6 +438,35 @@ struct HostileServerTransportTests {
     }
 
     @Test(
+        "A redirect's own head is checked like a final one (a header flood, Transfer-Encoding with Content-Length) on every transport, and not followed",
+        arguments: TransportKind.all)
+    func redirectHeadIsChecked(kind: TransportKind) async throws {
+        let server = try HostileServer()
+        defer { server.shutdown() }
+        let flood = (0..<300).map { "X-Flood-\($0): v\r\n" }.joined()
+        server.route(
+            "/flood",
+            .raw(
+                Data("HTTP/1.1 302 Found\r\nLocation: /target\r\n\(flood)Content-Length: 0\r\n\r\n".utf8),
+                thenClose: true))
+        server.route(
+            "/framing",
+            .raw(
+                Data(
+                    "HTTP/1.1 302 Found\r\nLocation: /target\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"
+                        .utf8), thenClose: true))
+        server.route("/target", .ok(body: Data("followed".utf8)))
+        let transport = try makeHostileTransport(kind)
+        // URLSessionTransport followed both: neither system hands a followed 3xx's head to the
+        // delegate's response callback, where the checks ran.
+        let flooded = await failure(of: URLRequest(url: server.url("/flood")), on: transport)
+        #expect(flooded.map(transportCode) == .responseTooLarge, "\(String(describing: flooded))")
+        let framed = await failure(of: URLRequest(url: server.url("/framing")), on: transport)
+        #expect(framed.map(transportCode) == .badResponse, "\(String(describing: framed))")
+        #expect(server.requests(path: "/target").isEmpty)
+    }
+
+    @Test(
         "A request waiting for a connection to its host (the per-host cap held by a stream) ends as .timedOut at its timeout on every transport",
         arguments: TransportKind.all)
     func waitForAConnectionTimesOut(kind: TransportKind) async throws {
