@@ -137,6 +137,16 @@ public enum RequestValidator {
                 .invalidRequest, url: url,
                 message: "The request sets Host; the transport sets it from the URL. Not sent.")
         }
+        // libcurl keeps a caller's `Expect: 100-continue`, and on a 417 sends the request again
+        // on the same exchange, still with it: a second answer's head was read as trailers of
+        // the 417 (its status with the other's body), and a server that kept answering 417 got
+        // the body a hundred times. The transports never wait for a 100 (CurlTransport turns
+        // libcurl's own `Expect` off); an empty value sends nothing and is left alone.
+        if name.equalsIgnoringASCIICase("Expect"), !value.allSatisfy({ $0 == " " || $0 == "\t" }) {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message: "The request sets Expect; the transports never wait for 100 Continue. Not sent.")
+        }
         guard name.equalsIgnoringASCIICase("Content-Length") else { return false }
         guard let bodyLength else { return false }
         let digits = value.trimmingCharacters(in: .whitespaces)
@@ -252,6 +262,9 @@ public enum RequestValidator {
         let text = url.absoluteString
         try validateURL(url, text: text)
         try validateMethod(request.httpMethod, url: url)
+        try validateBody(
+            method: uppercasedMethod(request.httpMethod),
+            hasBody: !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil, url: url)
         var bytes = text.utf8.count &+ (request.httpMethod?.utf8.count ?? 3) &+ 12
         guard let fields = request.allHTTPHeaderFields else {
             return try checkHeadSize(fieldCount: 0, bytes: bytes, url: url)
@@ -262,6 +275,22 @@ public enum RequestValidator {
             bytes = bytes &+ headBytes(name: name, value: value)
         }
         try checkHeadSize(fieldCount: fields.count, bytes: bytes, url: url)
+    }
+
+    /// Checks that a `GET` or `HEAD` request has no body: `URLSession` refuses one on every
+    /// platform (corelibs with "GET method must not have a body", Apple's with
+    /// `NSURLErrorDataLengthExceedsMaximum`), which came out as ``TransportError/Code/other``,
+    /// while `CurlTransport` sent it. Now ``TransportError/Code/invalidRequest`` everywhere,
+    /// nothing sent; a body belongs on a `POST` (or `QUERY`, `SEARCH`, any other method).
+    ///
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest``.
+    package static func validateBody(method: String, hasBody: Bool, url: URL?) throws(TransportError) {
+        guard hasBody, method == "GET" || method == "HEAD" else { return }
+        throw TransportError(
+            .invalidRequest, url: url,
+            message:
+                "A \(method) request with a body: URLSession refuses it on every platform; send it with another method. Not sent."
+        )
     }
 
     /// Checks that `url` is an `http` or `https` URL with a host: the only URLs ever sent, first

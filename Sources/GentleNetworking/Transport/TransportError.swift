@@ -122,6 +122,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible, CustomRe
         case .networkConnectionLost: code = .connectionLost
         case .notConnectedToInternet: code = .notConnectedToInternet
         case .httpTooManyRedirects, .redirectToNonExistentLocation: code = .tooManyRedirects
+        // A URL the system does not take (corelibs: one whose host libcurl refuses, `a$b`): the
+        // caller's, nothing sent, as on CurlTransport.
+        case .badURL, .unsupportedURL: code = .invalidRequest
         case .badServerResponse:
             // corelibs reports libcurl's "Empty reply from server" (CURLE_GOT_NOTHING) this way,
             // which CurlTransport gives as .connectionLost (a retry may help; RetryTransport and

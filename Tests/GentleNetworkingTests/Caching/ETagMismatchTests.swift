@@ -248,20 +248,23 @@ struct ETagNotModifiedEdgeTests {
         }
     }
 
-    @Test("A GET with a body stream whose 304 names another representation is refetched with its body")
-    func bodyStreamRefetch() async throws {
+    @Test("A GET with a body stream is refused through ETagTransport as without it: .invalidRequest, nothing sent")
+    func bodyStreamRefused() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         Self.routeTwoETags(on: server)
         let etag = ETagTransport(inner: try TransportKind.curl.make(), store: InMemoryETagStore())
-        func streamed() -> URLRequest {
-            var request = URLRequest(url: server.url("/doc"))
-            request.httpBodyStream = InputStream(data: Data("q".utf8))
-            return request
+        // It was sent by CurlTransport (and refetched with its body after a 304 naming another
+        // representation); URLSession refuses a GET with a body on every platform, so no
+        // transport sends one now.
+        var request = URLRequest(url: server.url("/doc"))
+        request.httpBodyStream = InputStream(data: Data("q".utf8))
+        do {
+            _ = try await etag.data(for: request)
+            Issue.record("sent")
+        } catch let error as TransportError {
+            #expect(error.code == .invalidRequest, "\(error)")
         }
-        #expect(try await etag.data(for: streamed()).0 == Data("A".utf8))
-        // The 304 with two tags: refetched, the stream read once into memory and sent twice.
-        #expect(try await etag.data(for: streamed()).0 == Data("B".utf8))
-        #expect(server.requests(path: "/doc").map(\.body) == [Data("q".utf8), Data("q".utf8), Data("q".utf8)])
+        #expect(server.requests(path: "/doc").isEmpty)
     }
 }

@@ -257,3 +257,77 @@ struct CallerHostHeaderTests {
         #expect(server.receivedRequests.isEmpty, "\(server.receivedRequests.map(\.headers))")
     }
 }
+
+@Suite("A caller's Expect header is refused before anything is sent")
+struct CallerExpectHeaderTests {
+    @Test(
+        "Expect: 100-continue on a POST: .invalidRequest on every transport and through the service, nothing sent",
+        arguments: TransportKind.all)
+    func refused(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, prefix: "/") { _ in .status(204) }
+        // libcurl resent the body on a 417, on the same exchange, and read the next answer's
+        // head as the 417's trailers.
+        for name in ["Expect", "expect"] {
+            var request = URLRequest(url: server.url("/upload"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(repeating: 0x61, count: 2048)
+            request.setValue("100-continue", forHTTPHeaderField: name)
+            do {
+                _ = try await kind.make().data(for: request)
+                Issue.record("\(name): sent")
+            } catch let error as TransportError {
+                #expect(error.code == .invalidRequest, "\(error)")
+            }
+            let service = HTTPNetworkService(transport: try kind.make(), authService: InMemoryAuthService())
+            do {
+                try await service.requestVoid(
+                    to: Endpoint(
+                        path: "/upload", method: .post, body: ["a": EndpointAnyEncodable(1)],
+                        headers: [name: "100-continue"]),
+                    via: DefaultAPIEnvironment(baseURL: server.baseURL))
+                Issue.record("\(name): sent by the service")
+            } catch let error as NetworkError {
+                #expect(error.kind == .invalidRequest, "\(error)")
+            }
+        }
+        #expect(server.receivedRequests.isEmpty)
+    }
+}
+
+@Suite("A GET or HEAD with a body is refused before anything is sent")
+struct BodyOnGetTests {
+    @Test(
+        "GET and HEAD with a body (data or stream): .invalidRequest on every transport, nothing sent; an empty body goes",
+        arguments: TransportKind.all)
+    func refused(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route(nil, prefix: "/") { _ in .status(204) }
+        // URLSession refused it as `.other` (corelibs: "GET method must not have a body"),
+        // CurlTransport sent it.
+        for method in ["GET", "get", "HEAD"] {
+            for useStream in [false, true] {
+                var request = URLRequest(url: server.url("/search"))
+                request.httpMethod = method
+                if useStream {
+                    request.httpBodyStream = InputStream(data: Data("{}".utf8))
+                } else {
+                    request.httpBody = Data("{}".utf8)
+                }
+                do {
+                    _ = try await kind.make().data(for: request)
+                    Issue.record("\(method) \(useStream): sent")
+                } catch let error as TransportError {
+                    #expect(error.code == .invalidRequest, "\(method) \(useStream): \(error)")
+                }
+            }
+        }
+        #expect(server.receivedRequests.isEmpty)
+        var empty = URLRequest(url: server.url("/empty"))
+        empty.httpBody = Data()
+        let (_, response) = try await kind.make().data(for: empty)
+        #expect(response.statusCode == 204)
+    }
+}

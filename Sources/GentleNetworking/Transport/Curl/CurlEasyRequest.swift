@@ -31,12 +31,11 @@
         private var headerList: UnsafeMutablePointer<curl_slist>?
         /// libcurl's detailed message for a failed transfer (`CURLOPT_ERRORBUFFER`): it tells a
         /// chunked-encoding error from a lost connection, which share one `CURLcode`. Written by
-        /// libcurl on the loop thread only, read there in ``finish(_:)``.
-        private let errorBuffer: UnsafeMutablePointer<CChar> = {
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-            buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-            return buffer
-        }()
+        /// libcurl on the loop thread only, read there in ``finish(_:)``. Allocated once the
+        /// request is past the checks that can refuse it: an initializer that throws before
+        /// every property is set runs no `deinit`, and a buffer made at the declaration leaked
+        /// with each refused request.
+        private let errorBuffer: UnsafeMutablePointer<CChar>
         private var body = Data()
         /// The bytes of a file body handed to libcurl so far (event-loop thread only).
         private var fileBytesRead: Int64 = 0
@@ -128,6 +127,9 @@
             do throws(TransportError) {
                 try RequestValidator.validateURL(url)
                 try RequestValidator.validateMethod(method, url: url)
+                try RequestValidator.validateBody(
+                    method: method, hasBody: !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil,
+                    url: url)
             } catch {
                 Self.release(sink: sink, source: source)
                 throw error
@@ -138,6 +140,8 @@
             }
             self.handle = pooled.easy
             self.parsedURL = pooled.url
+            self.errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+            errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
             self.pool = pool
             self.request = request
             self.url = url

@@ -491,6 +491,9 @@
             case CURLE_TOO_MANY_REDIRECTS: mapped = .tooManyRedirects
             case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_CONTENT_ENCODING:
                 mapped = .badResponse
+            // A URL that `URL` parses and libcurl does not (a host with `$` or `%20`): the
+            // caller's, and nothing was sent; URLSession reports it as a bad URL too.
+            case CURLE_URL_MALFORMAT: mapped = .invalidRequest
             default: mapped = .other
             }
             return mapped
