@@ -22,6 +22,9 @@ struct TrustEvaluationFailure: Sendable, Hashable {
     let reason: Reason
     /// A human-readable explanation, without certificate contents.
     let message: String
+    /// The host whose trust was refused, as the ledger recorded it (after a redirect, not the
+    /// request's own); `nil` before it is recorded.
+    var host: String? = nil
 
     /// The failure as the seed library's error type, for a request to `host`.
     func trustError(host: String) -> ServerTrustError {
@@ -38,7 +41,7 @@ struct TrustEvaluationFailure: Sendable, Hashable {
     func transportError(url: URL?) -> TransportError {
         TransportError(
             reason == .untrustedChain || reason == .noCertificate ? .tlsFailure : .pinMismatch, url: url,
-            message: message, underlyingError: trustError(host: url?.host ?? ""))
+            message: message, underlyingError: trustError(host: host ?? url?.host ?? ""))
     }
 }
 
@@ -99,6 +102,8 @@ final class TrustFailureLedger: Sendable {
     func record(_ failure: TrustEvaluationFailure, host: String) {
         state.withLock { state in
             state.sequence &+= 1
+            var failure = failure
+            failure.host = host
             state.latest[host.lowercased()] = Entry(sequence: state.sequence, failure: failure)
         }
     }
@@ -121,7 +126,12 @@ final class TrustFailureLedger: Sendable {
         _ error: any Error, recorded: TrustEvaluationFailure?, url: URL?, callerCancelled: Bool
     ) -> any Error {
         guard let recorded, !callerCancelled else { return error }
-        if error is CancellationError || error is TransportError {
+        if error is CancellationError {
+            return recorded.transportError(url: url)
+        }
+        // Only what a refused handshake can end in: a timeout, a size limit or a bad response of
+        // a request whose host failed another connection's pin meanwhile stays what it is.
+        if let error = error as? TransportError, error.code == .tlsFailure || error.code == .connectionLost {
             return recorded.transportError(url: url)
         }
         if let urlError = error as? URLError, urlError.code == .cancelled {

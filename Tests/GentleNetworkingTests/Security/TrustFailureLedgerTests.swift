@@ -111,6 +111,41 @@ struct TrustFailureLedgerTests {
         #expect(await code(redirected, URLRequest(url: URL(string: "https://start.example.net/x")!)) == .pinMismatch)
     }
 
+    @Test("A timeout or a limit of a request whose own host failed another connection's pin stays what it is")
+    func ownHostFailureNotClaimedByAnotherError() async {
+        let ledger = TrustFailureLedger()
+        // Another request's new connection to the same host fails its pin while this one times
+        // out on its own: before, any TransportError of this request became .pinMismatch.
+        for thrown in [
+            TransportError(.timedOut, url: nil, message: "timed out"),
+            TransportError(.responseTooLarge, url: nil, message: "too large"),
+        ] {
+            let transport = TrustFailureReportingTransport(
+                inner: RefusingTransport(
+                    ledger: ledger, host: "pinned.example.com", reason: .pinMismatch, thrown: thrown),
+                ledger: ledger)
+            #expect(await code(transport, URLRequest(url: url)) == thrown.code)
+        }
+        // A TLS failure or a dropped connection, which a refusal can end in, is the pin's.
+        let dropped = TrustFailureReportingTransport(
+            inner: RefusingTransport(
+                ledger: ledger, host: "pinned.example.com", reason: .pinMismatch,
+                thrown: TransportError(.connectionLost, url: nil, message: "lost")),
+            ledger: ledger)
+        #expect(await code(dropped, URLRequest(url: url)) == .pinMismatch)
+    }
+
+    @Test("After a redirect, the pin error names the host that failed, not the request's first")
+    func redirectedHostNamed() async throws {
+        let ledger = TrustFailureLedger()
+        let transport = TrustFailureReportingTransport(
+            inner: RefusingTransport(ledger: ledger, host: "api.pinned.example", reason: .pinMismatch), ledger: ledger)
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.data(for: URLRequest(url: URL(string: "https://start.example.net/x")!))
+        }
+        #expect(error?.underlyingError as? ServerTrustError == .certificatePinningFailed(host: "api.pinned.example"))
+    }
+
     @Test("A caller's own cancellation is never turned into a TLS error")
     func callerCancellation() {
         let failure = TrustEvaluationFailure(reason: .pinMismatch, message: "m")
