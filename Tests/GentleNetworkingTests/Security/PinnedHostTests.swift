@@ -35,6 +35,24 @@ struct PinnedHostTests {
         }
 
         @Test(
+            "An IPv4 address in a shorthand form is refused when hosts are pinned (libcurl connects to its dotted quad)"
+        )
+        func shorthandIPv4Refused() throws {
+            let transport = try CurlTransport(
+                configuration: CurlTransport.Configuration(),
+                trustByHost: ["127.0.0.1": CurlTrustSettings(pinnedKeyHashes: [Data(repeating: 1, count: 32)])])
+            #expect(try transport.trust(for: URL(string: "https://127.0.0.1:8443/")) != nil)
+            // Before: no pins found for these, so default validation only, to 127.0.0.1.
+            for text in ["https://2130706433/", "https://0x7f.1/", "https://127.1/", "https://0177.0.0.1/"] {
+                #expect(throws: TransportError.self, "\(text)") { _ = try transport.trust(for: URL(string: text)) }
+            }
+            // Names and IPv6 literals are looked up as before.
+            #expect(try transport.trust(for: URL(string: "https://example.com/")) == nil)
+            #expect(try transport.trust(for: URL(string: "https://[::1]/")) == nil)
+            #expect(CurlTransport.isPlainDottedQuadOrName("10.0.0.5") && CurlTransport.isPlainDottedQuadOrName("a.b"))
+        }
+
+        @Test(
             "A host that is not plain ASCII is refused before sending when hosts are pinned (libcurl maps it with IDNA)"
         )
         func nonASCIIHostRefused() async throws {

@@ -450,7 +450,27 @@
                         "The host \(PrintableText.escaping(host)) is not plain ASCII, so it cannot be checked against the pinned hosts; "
                         + "write it in its ASCII (punycode) form.")
             }
+            // libcurl reads an IPv4 address in any form `inet_aton` takes (`2130706433`,
+            // `0x7f.1`, `127.1`) and connects to its dotted quad, while the lookup saw another
+            // name: pins for `127.0.0.1` were skipped for `https://2130706433/`. Refused, as above.
+            if !Self.isPlainDottedQuadOrName(host) {
+                throw TransportError(
+                    .invalidRequest, url: url,
+                    message:
+                        "The host \(PrintableText.escaping(host)) is an IPv4 address in a shorthand form, so it cannot be checked against the pinned hosts; "
+                        + "write it as four decimal numbers.")
+            }
             return trustByHost[PinnedHost.key(host)]
+        }
+
+        /// Whether `host` is not an IPv4 address in a form other than its canonical dotted quad
+        /// (a name, an IPv6 literal, or `a.b.c.d` as `inet_ntop` writes it).
+        static func isPlainDottedQuadOrName(_ host: String) -> Bool {
+            var address = in_addr()
+            guard inet_aton(host, &address) != 0 else { return true }
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            guard inet_ntop(AF_INET, &address, &buffer, socklen_t(INET_ADDRSTRLEN)) != nil else { return false }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == host
         }
 
         /// Maps a libcurl result to a typed error.
