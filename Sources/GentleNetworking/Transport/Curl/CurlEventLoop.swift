@@ -345,7 +345,17 @@
                     continue
                 }
                 request.submitted()
-                curl_multi_add_handle(multi, request.handle)
+                // Refused (out of memory, in practice), the transfer would sit in `running` and
+                // never finish: its caller gets the error now.
+                let added = curl_multi_add_handle(multi, request.handle)
+                guard added == CURLM_OK else {
+                    request.abandon(
+                        TransportError(
+                            .other, url: request.request.url,
+                            message: "libcurl could not start the transfer (multi error \(added.rawValue))."))
+                    request.cleanup()
+                    continue
+                }
                 running[request.handle] = request
             }
             if waitingHead == waiting.count {
