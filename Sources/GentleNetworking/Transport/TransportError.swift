@@ -123,8 +123,12 @@ public struct TransportError: Error, Sendable, CustomStringConvertible, CustomRe
         case .notConnectedToInternet: code = .notConnectedToInternet
         case .httpTooManyRedirects, .redirectToNonExistentLocation: code = .tooManyRedirects
         // A URL the system does not take (corelibs: one whose host libcurl refuses, `a$b`): the
-        // caller's, nothing sent, as on CurlTransport.
-        case .badURL, .unsupportedURL: code = .invalidRequest
+        // caller's, nothing sent, as on CurlTransport. corelibs also reports libcurl's
+        // "unsupported protocol" this way, which is an HTTP/0.9 reply: the message decides.
+        case .badURL: code = .invalidRequest
+        case .unsupportedURL:
+            let specific = classifyUnknown(error.localizedDescription)
+            code = specific == .other ? .invalidRequest : specific
         case .badServerResponse:
             // corelibs reports libcurl's "Empty reply from server" (CURLE_GOT_NOTHING) this way,
             // which CurlTransport gives as .connectionLost (a retry may help; RetryTransport and
