@@ -234,8 +234,8 @@ public struct ETagTransport: HTTPTransportProtocol {
             return try await inner.data(for: request)
         }
         // A body stream can be read once, and a 304 naming another representation sends the
-        // request again (a GET with one is rare): read into memory first, as the retrying
-        // decorators do.
+        // request again: read into memory first, as the retrying decorators do. (Every
+        // transport of this package refuses a GET with a body; another one may send it.)
         if mayRefetch, request.httpBodyStream != nil {
             return try await data(for: RequestBodyStream.reading(request), mayRefetch: true)
         }

@@ -130,6 +130,10 @@ extension HTTPTransportProtocol {
         // `/dev/zero` until the process was killed, and waited in `open` for a FIFO's writer.
         let body = try RegularFile.contents(filePath, limit: RequestBodyStream.maxBytes, request: request.url)
         inMemory.httpBody = body
+        // As `CurlTransport.upload` does: a GET or HEAD carries no body, so it is sent as POST
+        // (every transport refuses a GET with a body).
+        let method = RequestValidator.uppercasedMethod(request.httpMethod)
+        if method == "GET" || method == "HEAD" { inMemory.httpMethod = "POST" }
         let (data, response) = try await self.data(for: inMemory)
         let sent = Int64(body.count)
         progress?(

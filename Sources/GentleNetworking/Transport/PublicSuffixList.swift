@@ -10,12 +10,15 @@ import Foundation
     /// Linux: whether a cookie's `Domain` is acceptable for a host, by the Public Suffix List
     /// (a cookie for `com`, `co.uk` or `github.io` would be sent to every site under it).
     ///
-    /// The list is libpsl's built-in one, the library libcurl's own cookie engine uses, loaded
+    /// The list is libpsl's (the system's list file, else its built-in one), as libcurl's own
+    /// cookie engine uses it, loaded
     /// at run time (`libpsl.so.5`, a dependency of libcurl on Debian, Ubuntu and Fedora), so
     /// building needs no headers of it. Where it cannot be loaded, only a domain equal to the
     /// host is allowed (a cookie for a parent domain is refused rather than risked).
     enum PublicSuffixList {
         private typealias Builtin = @convention(c) () -> OpaquePointer?
+        private typealias Latest = @convention(c) (UnsafePointer<CChar>?) -> OpaquePointer?
+        private typealias IsPublicSuffix = @convention(c) (OpaquePointer?, UnsafePointer<CChar>) -> Int32
         private typealias Acceptable =
             @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
 
@@ -24,16 +27,22 @@ import Foundation
             // @unchecked: the built-in list is immutable, and libpsl reads it from any thread.
             let list: OpaquePointer
             let acceptable: Acceptable
+            let isPublicSuffix: IsPublicSuffix
         }
 
         private static let library: Library? = {
             guard let handle = dlopen("libpsl.so.5", RTLD_NOW | RTLD_LOCAL),
                 let builtinSymbol = dlsym(handle, "psl_builtin"),
-                let acceptableSymbol = dlsym(handle, "psl_is_cookie_domain_acceptable")
+                let acceptableSymbol = dlsym(handle, "psl_is_cookie_domain_acceptable"),
+                let suffixSymbol = dlsym(handle, "psl_is_public_suffix")
             else { return nil }
-            let builtin = unsafeBitCast(builtinSymbol, to: Builtin.self)
-            guard let list = builtin() else { return nil }
-            return Library(list: list, acceptable: unsafeBitCast(acceptableSymbol, to: Acceptable.self))
+            // The system's list file where there is one (newer than the built-in list), as
+            // libcurl does; the built-in one otherwise.
+            let latest = dlsym(handle, "psl_latest").map { unsafeBitCast($0, to: Latest.self) }
+            guard let list = latest?(nil) ?? unsafeBitCast(builtinSymbol, to: Builtin.self)() else { return nil }
+            return Library(
+                list: list, acceptable: unsafeBitCast(acceptableSymbol, to: Acceptable.self),
+                isPublicSuffix: unsafeBitCast(suffixSymbol, to: IsPublicSuffix.self))
         }()
 
         /// Whether the list is loaded (tests check that the rule below is the list's).
@@ -45,6 +54,13 @@ import Foundation
         static func allowsCookie(forDomain domain: String, host: String) -> Bool {
             guard let library else { return domain == host }
             return library.acceptable(library.list, host, domain) == 1
+        }
+
+        /// Whether `domain` (lowercased) is a public suffix; without libpsl, whether it has a
+        /// single label (`com`, `localhost`).
+        static func isPublicSuffix(_ domain: String) -> Bool {
+            guard let library else { return !domain.contains(".") }
+            return library.isPublicSuffix(library.list, domain) == 1
         }
     }
 #endif

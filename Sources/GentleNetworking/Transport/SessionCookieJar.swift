@@ -5,21 +5,22 @@ import Foundation
 #endif
 
 #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
-    /// Linux: stores the cookies of a routed session's responses in corelibs' place.
+    /// Linux: stores and sends the cookies of a routed session in corelibs' place.
     ///
     /// corelibs parses every `Set-Cookie` line in its libcurl header callback, before any
     /// delegate sees the response, and its parser traps on some names made of several Unicode
-    /// scalars (`🇺🇸=1`, `x\u{301}y=1`): one header from any server ended the process. So a routed
-    /// session's configuration never accepts cookies itself (``disabling(_:)``), and the jar
-    /// stores them instead, from each response a task receives (each redirect hop included),
-    /// into the caller's configuration's `httpCookieStorage` unless its
-    /// `httpCookieAcceptPolicy` is `.never`, with the URL corelibs would use and no main
-    /// document (as corelibs does). A cookie with a byte outside printable ASCII and tab is not
-    /// stored (the others of the response are): no valid cookie has one (RFC 6265: a name is a
-    /// token, a value is ASCII), and such a byte is what the parser traps on. Cookies are still sent
-    /// from the storage by corelibs (`httpShouldSetCookies`).
+    /// scalars (`🇺🇸=1`, `x\u{301}y=1`): one header from any server ended the process. Its storage
+    /// also keeps a cookie for a public suffix or above an IP address, and it sends cookies by
+    /// host alone. So a routed session's configuration neither accepts nor sends cookies itself
+    /// (``disabling(_:)``), and the jar does both: it stores the cookies of each response a task
+    /// receives (each redirect hop included) into the caller's configuration's
+    /// `httpCookieStorage` unless its `httpCookieAcceptPolicy` is `.never`, by RFC 6265's rules,
+    /// and puts the matching ones on each request and each hop (``cookieField(for:)``). A cookie
+    /// with a byte outside printable ASCII and tab is not stored (the others of the response
+    /// are): no valid cookie has one (RFC 6265: a name is a token, a value is ASCII), and such a
+    /// byte is what the parser traps on.
     struct SessionCookieJar: @unchecked Sendable {
-        // @unchecked: HTTPCookieStorage is thread-safe (its own lock) and never mutated here.
+        // @unchecked: HTTPCookieStorage is thread-safe (its own lock).
         private let storage: HTTPCookieStorage?
         /// Where the `Cookie` field of each request comes from (``cookieField(for:)``): the
         /// caller's storage when its configuration sends cookies (`httpShouldSetCookies`),
@@ -42,8 +43,11 @@ import Foundation
 
         /// Stores the cookies `response` sets, if the configuration accepts cookies: each cookie
         /// of every `Set-Cookie` field whose bytes are all printable ASCII or tab, by RFC 6265's
-        /// storage rules where corelibs' are looser (see ``isAcceptable(_:from:now:)``). A
+        /// storage rules where corelibs' are looser (see ``isAcceptable(_:from:host:)``). A
         /// `Max-Age` (which corelibs ignores) sets the expiry; zero or less deletes the cookie.
+        /// A response over plain http neither replaces nor deletes a stored `Secure` cookie
+        /// (RFC 6265bis §5.7), and a `Domain` that is the host and a public suffix
+        /// (`s3.amazonaws.com` from itself) makes a host-only cookie (RFC 6265 §5.3 step 5).
         func store(from response: URLResponse) {
             guard let storage, let response = response as? HTTPURLResponse, let url = response.url,
                 let host = url.host?.lowercased()
@@ -55,9 +59,27 @@ import Foundation
                 return value as? String
             }.flatMap(Self.splitCookies).filter(Self.isParsable)
             let now = Date()
+            let secure = url.scheme?.lowercased() == "https"
             for field in fields {
-                for parsed in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url) {
-                    guard Self.isAcceptable(parsed, from: url, host: host) else { continue }
+                for received in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url) {
+                    guard Self.isAcceptable(received, from: url, host: host) else { continue }
+                    var parsed = received
+                    if parsed.domain.hasPrefix("."), parsed.domain.dropFirst().lowercased() == host,
+                        PublicSuffixList.isPublicSuffix(host)
+                    {
+                        var properties = parsed.properties ?? [:]
+                        properties[.domain] = host
+                        guard let hostOnly = HTTPCookie(properties: properties) else { continue }
+                        parsed = hostOnly
+                    }
+                    if !secure,
+                        (storage.cookies ?? []).contains(where: {
+                            $0.isSecure && $0.name == parsed.name && $0.domain == parsed.domain
+                                && $0.path == parsed.path
+                        })
+                    {
+                        continue
+                    }
                     guard let maxAge = Self.maxAge(in: field) else {
                         storage.setCookie(parsed)
                         continue
@@ -126,7 +148,10 @@ import Foundation
                 !cookies.isEmpty
             else { return nil }
             let secure = url.scheme?.lowercased() == "https"
-            let path = url.path.isEmpty ? "/" : url.path
+            // As sent: still percent-encoded, with its trailing slash (`URL.path` decodes and
+            // drops it, so `Path=/app/` did not match `/app/`).
+            let encoded = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+            let path = encoded.isEmpty ? "/" : encoded
             let matching = cookies.filter { cookie in
                 if cookie.isSecure, !secure { return false }
                 if let expires = cookie.expiresDate, expires <= now { return false }
@@ -140,7 +165,9 @@ import Foundation
         /// `request` with the stored cookies for its URL in its `Cookie` field, after the
         /// caller's own value if it set one.
         func addingCookies(to request: URLRequest) -> URLRequest {
-            guard let url = request.url, let field = cookieField(for: url) else { return request }
+            guard request.httpShouldHandleCookies, let url = request.url, let field = cookieField(for: url) else {
+                return request
+            }
             var request = request
             let own = request.value(forHTTPHeaderField: "Cookie").flatMap { $0.isEmpty ? nil : $0 }
             request.setValue(own.map { "\($0); \(field)" } ?? field, forHTTPHeaderField: "Cookie")

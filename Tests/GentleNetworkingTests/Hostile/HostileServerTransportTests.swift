@@ -513,26 +513,28 @@ struct HostileServerTransportTests {
         "An upload slower than the request's timeout, its bytes going out all along, is not idle: it ends with the answer on every transport",
         arguments: TransportKind.all)
     func slowUploadIsNotIdle(kind: TransportKind) async throws {
-        // The server reads at 8 MiB/s and answers after the whole body: 32 MiB take about 4 s,
-        // against an idle timeout of 2 s. URLSessionTransport counted only what it received as
+        // The server reads at 8 MiB/s and answers after the whole body: 48 MiB take 6 s or more,
+        // against an idle timeout of 4 s. URLSessionTransport counted only what it received as
         // activity, so the upload ended as `.timedOut` while its bytes were still going out.
         // (Fast enough that the tail the client's kernel buffers, up to 4 MiB here, drains well
         // inside the timeout: those seconds are idle for any client.)
         let server = try HostileServer(requestReadRate: 8 << 20)
         defer { server.shutdown() }
         server.route("/upload", .ok(body: Data("stored".utf8)))
-        let body = Data((0..<(32 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let body = Data((0..<(48 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let transport = try makeHostileTransport(kind)
         var request = URLRequest(url: server.url("/upload"))
         request.httpMethod = "POST"
         request.httpBody = body
-        request.timeoutInterval = 2
+        // Room for a starved run (ThreadSanitizer), whose slower server drains the client's
+        // buffered tail more slowly.
+        request.timeoutInterval = 4
         let started = DispatchTime.now()
         let (answer, response) = try await transport.data(for: request)
         let elapsed = seconds(since: started)
         #expect(response.statusCode == 200 && answer == Data("stored".utf8))
         // Slower than the timeout, or the test shows nothing.
-        #expect(elapsed > 3, "the upload took \(elapsed) s")
+        #expect(elapsed > 4.5, "the upload took \(elapsed) s")
         let received = server.requests(path: "/upload")
         #expect(received.count == 1)
         #expect(received.first?.body == body)

@@ -171,7 +171,6 @@ import Testing
                 storage.setCookie(try #require(made))
             }
             try await Task.sleep(nanoseconds: 1_200_000_000)
-            #expect((storage.cookies ?? []).contains { $0.name == p + "expired" })
             var request = URLRequest(url: server.url("/api/orders"))
             request.setValue("own=1", forHTTPHeaderField: "Cookie")
             _ = try await transport.data(for: request)
@@ -182,6 +181,59 @@ import Testing
             #expect(Self.names(in: orders, prefix: p) == ["api", "root"], "\(orders ?? "none")")
             #expect(Self.names(in: server.requests(path: "/apiary").first?.header("Cookie"), prefix: p) == ["root"])
             for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) }
+        }
+
+        @Test("A Path ending in / matches that path; plain http neither replaces nor deletes a Secure cookie")
+        func trailingSlashAndSecureKept() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/app/") { _ in .text("ok") }
+            server.route("GET", "/replace") { _ in
+                LoopbackResponse(headers: [("Set-Cookie", "\(p)token=evil; Path=/")], body: Data("ok".utf8))
+            }
+            server.route("GET", "/delete") { _ in
+                LoopbackResponse(headers: [("Set-Cookie", "\(p)token=; Path=/; Max-Age=0")], body: Data("ok".utf8))
+            }
+            let (transport, storage) = try Self.transportAndStorage()
+            let app = try #require(
+                HTTPCookie(properties: [.name: p + "app", .value: "v", .domain: "127.0.0.1", .path: "/app/"]))
+            let token = try #require(
+                HTTPCookie(properties: [
+                    .name: p + "token", .value: "good", .domain: "127.0.0.1", .path: "/", .secure: "TRUE",
+                ]))
+            storage.setCookie(app)
+            storage.setCookie(token)
+            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            // `URL.path` is `/app` for `/app/`: the cookie for `/app/` was not sent to it.
+            _ = try await transport.data(for: URLRequest(url: server.url("/app/")))
+            #expect(Self.names(in: server.requests(path: "/app/").first?.header("Cookie"), prefix: p) == ["app"])
+            // Over http: the Secure cookie stays, neither replaced nor deleted.
+            _ = try await transport.data(for: URLRequest(url: server.url("/replace")))
+            _ = try await transport.data(for: URLRequest(url: server.url("/delete")))
+            let kept = (storage.cookies ?? []).filter { $0.name == p + "token" }
+            #expect(kept.count == 1 && kept.first?.value == "good" && kept.first?.isSecure == true, "\(kept)")
+        }
+
+        @Test("A Domain that is the host and a public suffix makes a host-only cookie")
+        func publicSuffixHostIsHostOnly() throws {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpCookieAcceptPolicy = .always
+            let storage = try #require(configuration.httpCookieStorage)
+            let jar = SessionCookieJar(configuration)
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            let url = try #require(URL(string: "https://s3.amazonaws.com/bucket"))
+            let response = try #require(
+                HTTPURLResponse(
+                    url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                    headerFields: ["Set-Cookie": "\(p)s=1; Domain=s3.amazonaws.com; Path=/"]))
+            jar.store(from: response)
+            let stored = (storage.cookies ?? []).filter { $0.name == p + "s" }
+            defer { for made in stored { storage.deleteCookie(made) } }
+            // Stored as `.s3.amazonaws.com`, it was sent to every bucket's host.
+            #expect(stored.map(\.domain) == ["s3.amazonaws.com"])
+            #expect(
+                jar.cookieField(for: try #require(URL(string: "https://other.s3.amazonaws.com/")))?.contains(p) != true)
         }
 
         @Test("A cookie a 302 sets is sent on the hop it leads to")

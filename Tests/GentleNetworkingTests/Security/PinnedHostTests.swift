@@ -43,7 +43,10 @@ struct PinnedHostTests {
                 trustByHost: ["127.0.0.1": CurlTrustSettings(pinnedKeyHashes: [Data(repeating: 1, count: 32)])])
             #expect(try transport.trust(for: URL(string: "https://127.0.0.1:8443/")) != nil)
             // Before: no pins found for these, so default validation only, to 127.0.0.1.
-            for text in ["https://2130706433/", "https://0x7f.1/", "https://127.1/", "https://0177.0.0.1/"] {
+            for text in [
+                "https://2130706433/", "https://0x7f.1/", "https://127.1/", "https://0177.0.0.1/",
+                "https://[::ffff:127.0.0.1]/", "https://[::ffff:7f00:1]/",
+            ] {
                 #expect(throws: TransportError.self, "\(text)") { _ = try transport.trust(for: URL(string: text)) }
             }
             // Names and IPv6 literals are looked up as before.

@@ -292,13 +292,14 @@
             // libcurl's own low-speed check averages over seconds (a byte every 2 s failed a 5 s
             // timeout), so the progress callback checks it (``idleExpired``); the low-speed
             // setting stays only for the wake-up libcurl then schedules every second, with a time
-            // (a billion seconds) that never ends a transfer. It was 4 × the timeout + 10 s: a
+            // (two million seconds: libcurl multiplies it by 1,000 in a C `long`, 32 bits on some
+            // platforms) that never ends a transfer. It was 4 × the timeout + 10 s: a
             // live body under 1 byte/s for that long (a byte every 2 s; small heartbeats seconds
             // apart) was cut as `.timedOut`, which `URLSessionTransport` kept going.
             idleTimeout = timeout
             queueTimeout = timeout
             try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
-            try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 1_000_000_000), "LOW_SPEED_TIME")
+            try check(gn_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, 2_000_000), "LOW_SPEED_TIME")
 
             // Whether libcurl will send a body, and so could add `Expect: 100-continue` or a form
             // `Content-Type` that must be suppressed.

@@ -466,6 +466,16 @@
         /// Whether `host` is not an IPv4 address in a form other than its canonical dotted quad
         /// (a name, an IPv6 literal, or `a.b.c.d` as `inet_ntop` writes it).
         static func isPlainDottedQuadOrName(_ host: String) -> Bool {
+            // An IPv4-mapped IPv6 literal (`::ffff:127.0.0.1`, `::ffff:7f00:1`) reaches the IPv4
+            // address too: refused alike.
+            var address6 = in6_addr()
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            if inet_pton(AF_INET6, bare, &address6) == 1 {
+                let isMapped = withUnsafeBytes(of: &address6) { bytes in
+                    bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+                }
+                return !isMapped
+            }
             var address = in_addr()
             guard inet_aton(host, &address) != 0 else { return true }
             var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
