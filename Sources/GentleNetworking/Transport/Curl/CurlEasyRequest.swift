@@ -127,9 +127,7 @@
             do throws(TransportError) {
                 try RequestValidator.validateURL(url)
                 try RequestValidator.validateMethod(method, url: url)
-                try RequestValidator.validateBody(
-                    method: method, hasBody: !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil,
-                    url: url)
+                try RequestValidator.validateBody(of: request, method: method, url: url)
             } catch {
                 Self.release(sink: sink, source: source)
                 throw error
