@@ -12,8 +12,8 @@ enum SessionBody: Sendable {
 }
 
 /// One exchange on a `URLSession` (for ``URLSessionTransport``): the task's delegate, the
-/// continuation waiting for it, the body collected so far (or the stream buffer it feeds) and
-/// the watchdog that enforces the deadlines. Whichever of completion, cancellation, a limit and
+/// continuation waiting for it, and the body collected so far (or the stream buffer it feeds);
+/// ``DeadlineTimer`` enforces its deadlines. Whichever of completion, cancellation, a limit and
 /// a deadline comes first ends the exchange, once.
 ///
 /// Two modes:
@@ -25,7 +25,7 @@ enum SessionBody: Sendable {
 ///   connection, and never pauses it), so there what arrives past the buffer's size goes to a
 ///   ``SpillFile`` and is read back in order; past the spill limit the stream fails with
 ///   ``TransportError/Code/responseTooLarge``.
-final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
+final class SessionCall: NSObject, URLSessionDataDelegate, DeadlineWatched, Sendable {
     private struct State {
         var continuation: CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?
         var task: URLSessionDataTask?
@@ -34,7 +34,6 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var lastActivity: UInt64 = 0
-        var watchdog: Task<Void, Never>?
         var tracker: RedirectTracker
         var redirectFailure: TransportError?
         /// How many interim (1xx) responses came before the final one.
@@ -156,21 +155,15 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
             task.cancel()
             return
         }
-        let watchdog = Task { [weak self] in
-            guard let self else { return }
-            await self.watch()
-        }
-        // A call that ended meanwhile (cancelled between the check above and here) no longer
-        // looks for a watchdog to stop: stopped here, or it held the call until its deadline.
-        let ended = state.withLock { state -> Bool in
-            if state.finished { return true }
-            state.watchdog = watchdog
-            return false
-        }
+        let first = deadlines(lastActivity: state.withLock { $0.lastActivity })
+        DeadlineTimer.shared.add(self, deadline: min(first.idle, first.total))
+        // A call that ended meanwhile (cancelled between the check above and here) may have
+        // left the timer before it joined: it leaves now (the timer would drop it at its
+        // deadline anyway, since it holds calls weakly and asks before acting).
         // Not resumed either: on Linux `fail` cancels the task asynchronously, and a resume
         // that won that race sent the request after its caller had cancelled.
-        if ended {
-            watchdog.cancel()
+        if state.withLock({ $0.finished }) {
+            DeadlineTimer.shared.remove(self)
             return
         }
         task.resume()
@@ -217,20 +210,16 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
     /// Ends the exchange: resumes the caller if it still waits (for a stream, if the head had not
     /// come yet), ends the stream with the error or at the body's end, and lets go of the task.
     private func complete(_ result: Result<(SessionBody, HTTPURLResponse), any Error>) {
-        let (continuation, watchdog, metrics) = state.withLock {
-            state -> (
-                CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?, Task<Void, Never>?,
-                [TransactionMetrics]
-            ) in
+        let (continuation, metrics) = state.withLock {
+            state -> (CheckedContinuation<(SessionBody, HTTPURLResponse), any Error>?, [TransactionMetrics]) in
             let metrics = state.finished || recorder == nil ? [] : finalMetrics(state)
             state.finished = true
             defer {
                 state.continuation = nil
-                state.watchdog = nil
                 state.task = nil  // the session holds the task, and the task holds us as its delegate
                 state.body = Data()
             }
-            return (state.continuation, state.watchdog, metrics)
+            return (state.continuation, metrics)
         }
         if let recorder {
             #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
@@ -239,7 +228,7 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
                 for transaction in metrics { recorder.add(transaction) }
             #endif
         }
-        watchdog?.cancel()
+        DeadlineTimer.shared.remove(self)
         continuation?.resume(with: result)
         if let buffer {
             switch result {
@@ -268,35 +257,40 @@ final class SessionCall: NSObject, URLSessionDataDelegate, Sendable {
 
     // MARK: Deadlines
 
-    /// Sleeps until the earlier deadline (idle or total), then fails the exchange if it passed
-    /// without activity; otherwise sleeps again.
-    private func watch() async {
-        while !Task.isCancelled {
-            let now = DispatchTime.now().uptimeNanoseconds
-            let (lastActivity, finished) = state.withLock { state -> (UInt64, Bool) in
-                // A task suspended for a slow consumer is not idle.
-                if state.suspended { state.lastActivity = now }
-                return (state.lastActivity, state.finished)
-            }
-            if finished { return }
-            let idleDeadline = lastActivity &+ UInt64(idleTimeout * 1_000_000_000)
-            let totalDeadline = totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
-            if now >= totalDeadline {
-                fail(
-                    TransportError(
-                        .timedOut, url: request.url,
-                        message: "The exchange took longer than its total timeout of \(totalTimeout ?? 0) s."))
-                return
-            }
-            if now >= idleDeadline {
-                fail(
-                    TransportError(
-                        .timedOut, url: request.url, message: "No data for \(idleTimeout) s (the request's timeout)."))
-                return
-            }
-            let wait = min(idleDeadline, totalDeadline) - now
-            try? await Task.sleep(nanoseconds: min(wait, 1_000_000_000_000) + 1_000_000)
+    /// The idle deadline (`lastActivity` + the idle timeout) and the total one, in uptime
+    /// nanoseconds (`UInt64.max` for no total deadline).
+    private func deadlines(lastActivity: UInt64) -> (idle: UInt64, total: UInt64) {
+        (
+            lastActivity &+ UInt64(idleTimeout * 1_000_000_000),
+            totalTimeout.map { started &+ UInt64($0 * 1_000_000_000) } ?? UInt64.max
+        )
+    }
+
+    /// ``DeadlineTimer``: fails the exchange when its total deadline, or its idle deadline with
+    /// no activity since, has passed; otherwise returns the next deadline (later than before
+    /// when bytes came meanwhile). `nil` once the exchange has ended.
+    func checkDeadlines(now: UInt64) -> UInt64? {
+        let (lastActivity, finished) = state.withLock { state -> (UInt64, Bool) in
+            // A task suspended for a slow consumer is not idle.
+            if state.suspended { state.lastActivity = now }
+            return (state.lastActivity, state.finished)
         }
+        if finished { return nil }
+        let (idleDeadline, totalDeadline) = deadlines(lastActivity: lastActivity)
+        if now >= totalDeadline {
+            fail(
+                TransportError(
+                    .timedOut, url: request.url,
+                    message: "The exchange took longer than its total timeout of \(totalTimeout ?? 0) s."))
+            return nil
+        }
+        if now >= idleDeadline {
+            fail(
+                TransportError(
+                    .timedOut, url: request.url, message: "No data for \(idleTimeout) s (the request's timeout)."))
+            return nil
+        }
+        return min(idleDeadline, totalDeadline)
     }
 
     /// Stream mode: the consumer has caught up with a suspended task (Apple platforms).
