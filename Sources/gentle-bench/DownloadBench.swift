@@ -24,6 +24,7 @@ enum DownloadBench {
         try handle.truncate(atOffset: UInt64(size))
         try handle.close()
         defer { try? FileManager.default.removeItem(at: big) }
+        try warmPageCache(of: big)
         // On tmpfs when there is one: this measures the transport, and a disk's write-back made
         // rounds differ by 3x here (both writers alike).
         let shm = URL(fileURLWithPath: "/dev/shm")

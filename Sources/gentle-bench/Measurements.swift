@@ -87,7 +87,9 @@ func measureClient(
 /// Waits until this process uses less than 2% of a core over 50 ms (at most `limit` seconds), so
 /// work a previous client left running is not counted as the next client's CPU (in 2026-12-02's
 /// full runs it waited 0.4–2.6 s one to three times per run; which client left the work is not
-/// known). Says on standard error when the wait was long or the process never went idle.
+/// known), then until libdispatch has let go of the extra worker threads a previous client made
+/// it start (see ``waitForRestingWorkerPool(limit:)``). Says on standard error when a wait was
+/// long or did not end.
 func waitUntilIdle(limit: Double = 5) async {
     let started = DispatchTime.now().uptimeNanoseconds
     var last = ObservationBench.cpuSeconds().total
@@ -107,9 +109,76 @@ func waitUntilIdle(limit: Double = 5) async {
                             waited, used * 1000
                         ).utf8))
             }
-            return
+            break
         }
     }
+    await waitForRestingWorkerPool()
+}
+
+/// Waits (at most `limit` seconds) until libdispatch's worker threads of each kind (the global
+/// queues' `default-qos` workers, where Swift's global executor runs jobs on Linux, and the
+/// overcommitting ones) number no more than the machine's cores.
+///
+/// libdispatch on Linux starts more workers than cores when the ones it has look blocked, and
+/// keeps each until it has had no job for 5 s. After `URLSessionTransport`'s rows five
+/// `default-qos` workers stood on this 2-core machine (three after raw URLSession's; more than
+/// two after the other clients too). A client measured meanwhile has its jobs spread
+/// over all of them, with more thread wake-ups per request: HTTP/2 over `CurlTransport`
+/// measured right after `URLSessionTransport` used 69.6 µs of CPU per request and made 0.96x
+/// the curl CLI's requests, 7 s later 47.9 µs and 1.42x (stop 47). Each client is measured from
+/// the pool's resting state, as in a process of its own. The wait costs about 5 s per client.
+func waitForRestingWorkerPool(limit: Double = 10) async {
+    // Polled from a thread of its own: a `Task.sleep` here is a job on those very workers
+    // every time it wakes, which kept all of them busy enough never to exit.
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            while true {
+                let names = dispatchWorkerNames()
+                let standing = names.filter { $0.hasSuffix("default-qos") }.count
+                let overcommit = names.filter { $0.hasSuffix("overcommit") }.count
+                let waited = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                if standing <= cores && overcommit <= cores || waited >= limit {
+                    if waited >= 0.2 {
+                        FileHandle.standardError.write(
+                            Data(
+                                String(
+                                    format:
+                                        "gentle-bench: waited %.2f s for libdispatch's workers to exit (%d default-qos, "
+                                        + "%d overcommit left)\n", waited, standing, overcommit
+                                ).utf8))
+                    }
+                    continuation.resume()
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }.start()
+    }
+}
+
+/// The names of this process's threads that libdispatch's global queues run (`…-qos`, with
+/// `.overcommit` for the overcommitting ones), as `/proc/self/task/*/comm` gives them (the last
+/// 15 characters). Empty where `/proc` is not there.
+func dispatchWorkerNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { task -> String? in
+        guard let data = FileManager.default.contents(atPath: "/proc/self/task/\(task)/comm") else { return nil }
+        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.contains("qos") ? name : nil
+    }
+}
+
+/// Reads `file` through once, 4 MiB at a time, so that the first client to fetch it from nginx
+/// does not pay for the kernel filling its page cache. The benches' big files are sparse (made
+/// with `truncate`), and the first transfer of one (nginx's `sendfile` of the holes) ran at a
+/// sixth of the speed of the next ones: the client measured first in each run got 0.16x–0.18x
+/// the curl CLI in its first round, whoever it was (stop 45's and 47's runs).
+func warmPageCache(of file: URL) throws {
+    let handle = try FileHandle(forReadingFrom: file)
+    defer { try? handle.close() }
+    while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {}
 }
 
 /// Request wall times from concurrent workers.

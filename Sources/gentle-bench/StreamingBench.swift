@@ -94,6 +94,8 @@ enum StreamingBench {
             try? FileManager.default.removeItem(at: events)
             try? FileManager.default.removeItem(at: big)
         }
+        try warmPageCache(of: big)
+        try warmPageCache(of: events)
 
         var eventSeconds: [String: [Double]] = [:]
         var eventPeaks: [String: [Int]] = [:]
