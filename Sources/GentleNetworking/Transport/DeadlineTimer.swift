@@ -23,14 +23,17 @@ protocol DeadlineWatched: AnyObject, Sendable {
 ///
 /// Calls are held weakly: a call nobody keeps ends with its session task, and the timer drops
 /// it at its next look. The timer fires at the earliest deadline given (plus a millisecond, as
-/// the sleeping task did); a deadline that moved later (activity) is looked at then and handed
-/// back. With no call running, nothing is scheduled.
+/// the sleeping task did; at most ``longestWait`` ahead) and looks at the calls that are due
+/// only; a deadline that moved later (activity) is handed back then. With no call running,
+/// nothing is scheduled.
 final class DeadlineTimer: Sendable {
     /// The timer every ``SessionCall`` uses.
     static let shared = DeadlineTimer()
 
     private struct Watched {
         weak var item: (any DeadlineWatched)?
+        /// When to look at it next (uptime nanoseconds).
+        var due: UInt64
     }
 
     private struct State {
@@ -38,6 +41,9 @@ final class DeadlineTimer: Sendable {
         /// When the timer is set to fire (uptime nanoseconds); `nil` while it is not set.
         var armedFor: UInt64?
     }
+
+    /// The longest the timer is ever set for: a deadline further away is reached in steps.
+    static let longestWait: UInt64 = 1_000 * 1_000_000_000
 
     private let state = Locked(State())
     private let queue: DispatchQueue
@@ -62,11 +68,10 @@ final class DeadlineTimer: Sendable {
 
     /// Watches `item`, first looking at it at `deadline` (uptime nanoseconds).
     func add(_ item: any DeadlineWatched, deadline: UInt64) {
-        let arm = state.withLock { state -> UInt64? in
-            state.watched[ObjectIdentifier(item)] = Watched(item: item)
-            return Self.earlier(deadline, than: &state.armedFor)
+        state.withLock { state in
+            state.watched[ObjectIdentifier(item)] = Watched(item: item, due: deadline)
+            arm(for: deadline, in: &state)
         }
-        if let arm { schedule(arm) }
     }
 
     /// Stops watching `item` (it ended). The timer is left as it is: at worst it fires once
@@ -75,50 +80,58 @@ final class DeadlineTimer: Sendable {
         state.withLock { _ = $0.watched.removeValue(forKey: ObjectIdentifier(item)) }
     }
 
-    /// Sets `armedFor` to `deadline` when that is earlier (or nothing is set): returns the time
-    /// to schedule the timer for, or `nil` when it fires early enough already.
-    private static func earlier(_ deadline: UInt64, than armedFor: inout UInt64?) -> UInt64? {
-        if let current = armedFor, current <= deadline { return nil }
-        armedFor = deadline
-        return deadline
+    /// Sets the timer for `deadline` (at most ``longestWait`` from now, plus a millisecond) when
+    /// that is earlier than it is set for, or it is not set. Called under the lock, so that what
+    /// the timer is set for is always `armedFor`: a dispatch timer keeps its last setting only,
+    /// and two settings made outside the lock could land in the other order (a later one last,
+    /// and `armedFor` then said the timer fired earlier than it did: every deadline after it was
+    /// missed until the later one).
+    private func arm(for deadline: UInt64, in state: inout State) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let capped = min(deadline, now &+ Self.longestWait)
+        if let current = state.armedFor, current <= capped { return }
+        state.armedFor = capped
+        // A `dispatch_time_t` with its top bits set means another clock; `capped` is an uptime
+        // at most ``longestWait`` away, far below them.
+        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: capped &+ 1_000_000), leeway: .milliseconds(1))
     }
 
-    private func schedule(_ deadline: UInt64) {
-        // A `dispatch_time_t` with its top bits set means another clock (or for ever): a
-        // deadline that far (no total timeout) is for ever.
-        let fireAt = deadline < 1 << 62 ? DispatchTime(uptimeNanoseconds: deadline + 1_000_000) : .distantFuture
-        timer.schedule(deadline: fireAt, leeway: .milliseconds(1))
-    }
-
-    /// The timer fired: looks at every watched item (outside the lock, since an item that
-    /// passed a deadline ends itself and removes itself), then sets the timer for the earliest
-    /// deadline left. An item added meanwhile set the timer itself.
+    /// The timer fired: looks at every item that is due (outside the lock, since an item that
+    /// passed a deadline ends itself and removes itself), notes the next deadline each hands
+    /// back, then sets the timer for the earliest one left. An item added meanwhile set the
+    /// timer itself.
     private func fire() {
-        let items = state.withLock { state -> [(ObjectIdentifier, (any DeadlineWatched)?)] in
+        let (due, pending) = state.withLock { state -> ([(ObjectIdentifier, (any DeadlineWatched)?)], UInt64?) in
             state.armedFor = nil
-            return state.watched.map { ($0.key, $0.value.item) }
+            let now = DispatchTime.now().uptimeNanoseconds
+            var due: [(ObjectIdentifier, (any DeadlineWatched)?)] = []
+            var pending: UInt64?
+            for (key, entry) in state.watched {
+                if entry.due <= now {
+                    due.append((key, entry.item))
+                } else {
+                    pending = min(pending ?? entry.due, entry.due)
+                }
+            }
+            return (due, pending)
         }
         let now = DispatchTime.now().uptimeNanoseconds
-        var next: UInt64?
-        var gone: [(ObjectIdentifier, (any DeadlineWatched)?)] = []
-        for (key, item) in items {
-            guard let item, let deadline = item.checkDeadlines(now: now) else {
-                gone.append((key, item))
-                continue
-            }
-            next = min(next ?? deadline, deadline)
-        }
-        let arm = state.withLock { state -> UInt64? in
-            // Only the entry looked at: an item freed since, whose address a new call took
-            // (and added itself under), stays.
-            for (key, item) in gone {
+        let looked = due.map { key, item in (key, item, item.flatMap { $0.checkDeadlines(now: now) }) }
+        state.withLock { state in
+            var next = pending
+            for (key, item, deadline) in looked {
+                // Only the entry looked at: an item freed since, whose address a new call took
+                // (and added itself under), stays.
                 guard let entry = state.watched[key] else { continue }
                 if let current = entry.item, item.map({ $0 !== current }) ?? true { continue }
-                state.watched[key] = nil
+                if let deadline {
+                    state.watched[key]?.due = deadline
+                    next = min(next ?? deadline, deadline)
+                } else {
+                    state.watched[key] = nil
+                }
             }
-            guard let next else { return nil }
-            return Self.earlier(next, than: &state.armedFor)
+            if let next { arm(for: next, in: &state) }
         }
-        if let arm { schedule(arm) }
     }
 }

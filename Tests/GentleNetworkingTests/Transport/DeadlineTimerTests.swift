@@ -5,7 +5,8 @@ import Testing
 
 /// `DeadlineTimer`, the one timer behind every `URLSessionTransport` call's deadlines: each item
 /// is looked at when its deadline comes (not before), again at the later deadline it hands back,
-/// never after it was removed or freed, and an earlier item moves the timer forward. Each test
+/// never after it was removed or freed, an earlier item moves the timer forward, and adds from
+/// many threads at once all fire. Each test
 /// has a timer of its own (the shared one serves the transports of other tests meanwhile).
 @Suite("DeadlineTimer: one timer for every URLSession call's deadlines")
 struct DeadlineTimerTests {
@@ -41,7 +42,7 @@ struct DeadlineTimerTests {
     func looksAtTheDeadline() async throws {
         let timer = DeadlineTimer(label: "test.deadlines.1")
         let probe = Probe(answers: [nil])
-        let deadline = Self.now() + 80_000_000
+        let deadline = Self.now() + 300_000_000
         timer.add(probe, deadline: deadline)
         #expect(timer.count == 1)
         try await Self.eventually { timer.count == 0 }
@@ -67,7 +68,7 @@ struct DeadlineTimerTests {
         #expect(timer.count == 0)
     }
 
-    @Test("An item added with an earlier deadline than the timer's is looked at on time")
+    @Test("An item added with an earlier deadline than the timer's is looked at on time; one not due is left alone")
     func earlierItemMovesTheTimer() async throws {
         let timer = DeadlineTimer(label: "test.deadlines.3")
         let late = Probe(answers: [nil])
@@ -77,11 +78,12 @@ struct DeadlineTimerTests {
         timer.add(early, deadline: earlyDeadline)
         try await Self.eventually { !early.checks.isEmpty }
         #expect(early.checks.count == 1)
-        // The late item was looked at too (the timer looks at every item when it fires), and
-        // handed nothing back: it ended.
-        #expect(timer.count == 0)
         // Well before the late deadline: the timer was moved forward, not left at 30 s.
         #expect(early.checks.first.map { $0 >= earlyDeadline && $0 < earlyDeadline + 4_000_000_000 } == true)
+        // The late item is not due: not looked at, still watched.
+        try await Self.eventually { timer.count == 1 }
+        #expect(late.checks.isEmpty)
+        #expect(timer.count == 1)
     }
 
     @Test("A removed item is never looked at; a freed one is dropped")
@@ -89,26 +91,81 @@ struct DeadlineTimerTests {
         let timer = DeadlineTimer(label: "test.deadlines.4")
         let removed = Probe(answers: [nil])
         let witness = Probe(answers: [nil])
-        timer.add(removed, deadline: Self.now() + 40_000_000)
-        timer.add(witness, deadline: Self.now() + 60_000_000)
+        timer.add(removed, deadline: Self.now() + 300_000_000)
+        timer.add(witness, deadline: Self.now() + 400_000_000)
         timer.remove(removed)
         do {
             let freed = Probe(answers: [nil])
-            timer.add(freed, deadline: Self.now() + 40_000_000)
+            timer.add(freed, deadline: Self.now() + 300_000_000)
         }
-        #expect(timer.count == 2)
         try await Self.eventually { !witness.checks.isEmpty && timer.count == 0 }
         #expect(removed.checks.isEmpty)
         #expect(witness.checks.count == 1)
         #expect(timer.count == 0)
     }
 
+    @Test("Items added from many threads at once, earlier and later than the timer: each looked at by its deadline")
+    func concurrentAdds() async throws {
+        let timer = DeadlineTimer(label: "test.deadlines.6")
+        let start = Self.now()
+        // Near deadlines (20 ms to 400 ms) and far ones (2.5 s), interleaved, added from eight
+        // tasks at once: the timer keeps moving forward and back. (A stress test only: the
+        // ordering fault it guards against, a far setting landing after a near one when the
+        // timer was set outside its lock, did not show here with that mutant applied; the lock
+        // rules it out by construction.)
+        let count = 480
+        let probes = (0..<count).map { _ in Probe(answers: [nil]) }
+        let deadlines: [UInt64] = (0..<count).map { index -> UInt64 in
+            let near = UInt64(20 + (index * 37) % 381) * 1_000_000
+            return start + (index % 3 == 2 ? 2_500_000_000 : near)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for lane in 0..<8 {
+                group.addTask {
+                    for index in stride(from: lane, to: count, by: 8) {
+                        timer.add(probes[index], deadline: deadlines[index])
+                    }
+                }
+            }
+        }
+        try await Self.eventually { probes.allSatisfy { !$0.checks.isEmpty } }
+        var lateness: [UInt64] = []
+        for index in 0..<count {
+            let checks = probes[index].checks
+            let due: UInt64 = deadlines[index]
+            #expect(checks.count == 1)
+            #expect(checks.first.map { $0 >= due } == true)
+            if index % 3 != 2, let first = checks.first, first >= due { lateness.append(first - due) }
+        }
+        // Every near item was looked at well before the far deadline.
+        #expect(lateness.count == count - count / 3)
+        #expect((lateness.max() ?? .max) < 1_500_000_000)
+        try await Self.eventually { timer.count == 0 }
+        #expect(timer.count == 0)
+    }
+
+    @Test("A deadline beyond the longest wait is reached in steps: the item is not looked at before it")
+    func deadlineBeyondTheLongestWait() async throws {
+        let timer = DeadlineTimer(label: "test.deadlines.7")
+        let probe = Probe(answers: [nil])
+        timer.add(probe, deadline: Self.now() + DeadlineTimer.longestWait * 3)
+        let witness = Probe(answers: [nil])
+        timer.add(witness, deadline: Self.now() + 30_000_000)
+        try await Self.eventually { !witness.checks.isEmpty }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(probe.checks.isEmpty)
+        #expect(timer.count == 1)
+    }
+
     @Test("A deadline at the end of time schedules nothing that traps")
     func farDeadline() async throws {
         let timer = DeadlineTimer(label: "test.deadlines.5")
         let probe = Probe(answers: [nil])
-        timer.add(probe, deadline: UInt64.max)
-        timer.add(probe, deadline: UInt64.max - 1)
+        // Each is capped at the longest wait (an uptime far from the top bits of a
+        // `dispatch_time_t`, which mean another clock): 2^62 and just below it were the edge.
+        for deadline: UInt64 in [.max, .max - 1, 1 << 62, (1 << 62) - 500_000, 1 << 63] {
+            timer.add(probe, deadline: deadline)
+        }
         try await Task.sleep(nanoseconds: 50_000_000)
         #expect(probe.checks.isEmpty)
         timer.remove(probe)
