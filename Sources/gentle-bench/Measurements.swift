@@ -127,7 +127,10 @@ func waitUntilIdle(limit: Double = 5) async {
 /// measured right after `URLSessionTransport` used 69.6 µs of CPU per request and made 0.96x
 /// the curl CLI's requests, 7 s later 47.9 µs and 1.42x (stop 47). Each client is measured from
 /// the pool's resting state, as in a process of its own. The wait costs about 5 s per client.
+///
+/// `GENTLE_BENCH_NO_POOL_WAIT=1` skips it (to compare with runs made before it existed).
 func waitForRestingWorkerPool(limit: Double = 10) async {
+    if ProcessInfo.processInfo.environment["GENTLE_BENCH_NO_POOL_WAIT"] == "1" { return }
     // Polled from a thread of its own: a `Task.sleep` here is a job on those very workers
     // every time it wakes, which kept all of them busy enough never to exit.
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
