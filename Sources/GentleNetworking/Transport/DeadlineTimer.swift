@@ -24,8 +24,9 @@ protocol DeadlineWatched: AnyObject, Sendable {
 /// Calls are held weakly: a call nobody keeps ends with its session task, and the timer drops
 /// it at its next look. The timer fires at the earliest deadline given (plus a millisecond, as
 /// the sleeping task did; at most ``longestWait`` ahead) and looks at the calls that are due
-/// only; a deadline that moved later (activity) is handed back then. With no call running,
-/// nothing is scheduled.
+/// only; a deadline that moved later (activity) is handed back then. A call that ends leaves
+/// the timer as it was set: once no call is running it fires at most once more, for nothing,
+/// and then nothing is scheduled.
 final class DeadlineTimer: Sendable {
     /// The timer every ``SessionCall`` uses.
     static let shared = DeadlineTimer()
@@ -117,13 +118,19 @@ final class DeadlineTimer: Sendable {
         }
         let now = DispatchTime.now().uptimeNanoseconds
         let looked = due.map { key, item in (key, item, item.flatMap { $0.checkDeadlines(now: now) }) }
+        // The items read under the lock below are let go of after it: one whose last other
+        // owner let go meanwhile must not be freed (its deinit run) under the timer's lock.
+        var current: [any DeadlineWatched] = []
         state.withLock { state in
             var next = pending
             for (key, item, deadline) in looked {
                 // Only the entry looked at: an item freed since, whose address a new call took
                 // (and added itself under), stays.
                 guard let entry = state.watched[key] else { continue }
-                if let current = entry.item, item.map({ $0 !== current }) ?? true { continue }
+                if let watched = entry.item {
+                    current.append(watched)
+                    if item.map({ $0 !== watched }) ?? true { continue }
+                }
                 if let deadline {
                     state.watched[key]?.due = deadline
                     next = min(next ?? deadline, deadline)
