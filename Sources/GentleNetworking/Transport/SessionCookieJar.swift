@@ -45,8 +45,10 @@ import Foundation
         /// of every `Set-Cookie` field whose bytes are all printable ASCII or tab, by RFC 6265's
         /// storage rules where corelibs' are looser (see ``isAcceptable(_:from:host:)``). A
         /// `Max-Age` (which corelibs ignores) sets the expiry; zero or less deletes the cookie.
-        /// A response over plain http neither replaces nor deletes a stored `Secure` cookie
-        /// (RFC 6265bis §5.7), and a `Domain` that is the host and a public suffix
+        /// A response over plain http sets no cookie named as a stored `Secure` one whose domain
+        /// and path it overlaps, so it neither replaces, deletes nor shadows it (RFC 6265bis
+        /// §5.7); without a `Path` a cookie gets the request's directory (``defaultPath(for:)``);
+        /// a `Domain` that is the host and a public suffix
         /// (`s3.amazonaws.com` from itself) makes a host-only cookie (RFC 6265 §5.3 step 5).
         func store(from response: URLResponse) {
             guard let storage, let response = response as? HTTPURLResponse, let url = response.url,
@@ -60,7 +62,7 @@ import Foundation
             }.flatMap(Self.splitCookies).filter(Self.isParsable)
             let now = Date()
             let secure = url.scheme?.lowercased() == "https"
-            for field in fields {
+            for field in fields.map(Self.withoutEmptyDomain) {
                 for received in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url) {
                     guard Self.isAcceptable(received, from: url, host: host) else { continue }
                     var parsed = received
@@ -72,10 +74,21 @@ import Foundation
                         guard let hostOnly = HTTPCookie(properties: properties) else { continue }
                         parsed = hostOnly
                     }
+                    if !Self.hasPathAttribute(field) {
+                        var properties = parsed.properties ?? [:]
+                        properties[.path] = Self.defaultPath(for: url)
+                        guard let scoped = HTTPCookie(properties: properties) else { continue }
+                        parsed = scoped
+                    }
+                    // RFC 6265bis §5.7: over plain http, no cookie that a stored `Secure` one of
+                    // the same name could be confused with: overlapping domains, and a path at
+                    // or below the stored one's (`Path=/sub` would be sent first to `/sub` and
+                    // shadow it).
                     if !secure,
-                        (storage.cookies ?? []).contains(where: {
-                            $0.isSecure && $0.name == parsed.name && $0.domain == parsed.domain
-                                && $0.path == parsed.path
+                        (storage.cookies ?? []).contains(where: { stored in
+                            stored.isSecure && stored.name == parsed.name
+                                && Self.domainsOverlap(stored.domain, parsed.domain)
+                                && Self.pathMatches(stored.path, path: parsed.path)
                         })
                     {
                         continue
@@ -117,6 +130,45 @@ import Foundation
             if domain == host { return true }
             guard !isIPAddress(host), host.hasSuffix("." + domain) else { return false }
             return PublicSuffixList.allowsCookie(forDomain: domain, host: host)
+        }
+
+        /// One cookie's field without its `Domain` attributes that have no value: RFC 6265
+        /// §5.2.3 has them ignored (the cookie is host-only); corelibs made a cookie no host
+        /// matched, so it was never stored.
+        static func withoutEmptyDomain(_ field: String) -> String {
+            let parts = field.split(separator: ";", omittingEmptySubsequences: false)
+            let kept = parts.enumerated().filter { index, attribute in
+                guard index > 0 else { return true }
+                let pair = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard pair[0].trimmingCharacters(in: .whitespaces).equalsIgnoringASCIICase("domain") else {
+                    return true
+                }
+                return pair.count == 2 && !pair[1].trimmingCharacters(in: .whitespaces).isEmpty
+            }
+            return kept.count == parts.count ? field : kept.map { String($0.element) }.joined(separator: ";")
+        }
+
+        /// Whether one cookie's field has a `Path` attribute that counts (RFC 6265 §5.2.4: its
+        /// value starts with `/`; the last one wins). Without one the cookie's path is the
+        /// request's directory (``defaultPath(for:)``).
+        static func hasPathAttribute(_ field: String) -> Bool {
+            var found = false
+            for attribute in field.split(separator: ";").dropFirst() {
+                let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts[0].trimmingCharacters(in: .whitespaces).equalsIgnoringASCIICase("path") else { continue }
+                found = parts.count == 2 && parts[1].trimmingCharacters(in: .whitespaces).hasPrefix("/")
+            }
+            return found
+        }
+
+        /// RFC 6265 §5.1.4's default path of a cookie set by a response from `url`: its path
+        /// (percent-encoded, as ``cookieField(for:)`` matches it) up to, not including, its last
+        /// `/`; `/` when that leaves nothing. corelibs gives `/`: a cookie `/app/login` set
+        /// without a `Path` went to every path of the host.
+        static func defaultPath(for url: URL) -> String {
+            let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+            guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
+            return String(path[..<last])
         }
 
         /// The `Max-Age` attribute of one cookie's field, if it has a valid one (RFC 6265
@@ -192,6 +244,18 @@ import Foundation
             let bare = domain.dropFirst()
             if host == bare { return true }
             return !isIPAddress(host) && host.hasSuffix(domain)
+        }
+
+        /// Whether one of two cookie domains (corelibs marks a domain cookie with a leading dot)
+        /// domain-matches the other (RFC 6265 §5.1.3, either way round).
+        static func domainsOverlap(_ first: String, _ second: String) -> Bool {
+            func bare(_ domain: String) -> String {
+                String(domain.hasPrefix(".") ? domain.dropFirst() : Substring(domain)).lowercased()
+            }
+            let (one, other) = (bare(first), bare(second))
+            if one == other { return true }
+            return (one.hasSuffix("." + other) && !isIPAddress(one))
+                || (other.hasSuffix("." + one) && !isIPAddress(other))
         }
 
         /// RFC 6265 §5.1.4.

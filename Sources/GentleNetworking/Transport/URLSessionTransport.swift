@@ -427,7 +427,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             let storedAlready = storedRedirects.withLock {
                 $0.removeValue(forKey: dataTask.taskIdentifier) === response
             }
-            if !storedAlready { cookies.store(from: response) }
+            if !storedAlready, call.request.httpShouldHandleCookies { cookies.store(from: response) }
             answered.withLock { _ = $0.insert(dataTask.taskIdentifier) }
             call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
         }
@@ -452,7 +452,8 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             let wasAnswered = answered.withLock { $0.remove(task.taskIdentifier) != nil }
             let storedRedirect = storedRedirects.withLock { $0.removeValue(forKey: task.taskIdentifier) }
             if !wasAnswered, let response = task.response as? HTTPURLResponse,
-                (300..<400).contains(response.statusCode), storedRedirect !== response
+                (300..<400).contains(response.statusCode), storedRedirect !== response,
+                task.originalRequest?.httpShouldHandleCookies != false
             {
                 cookies.store(from: response)
             }
@@ -468,7 +469,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
                 completionHandler(nil)
                 return
             }
-            cookies.store(from: response)
+            // A request that handles no cookies (`httpShouldHandleCookies`) neither sends nor
+            // stores them, on any hop.
+            if call.request.httpShouldHandleCookies { cookies.store(from: response) }
             storedRedirects.withLock { $0[task.taskIdentifier] = response }
             // The hop corelibs follows gets the stored cookies for its own URL (corelibs adds
             // none to it), after the caller's own `Cookie` where that survived the redirect.

@@ -215,6 +215,41 @@ import Testing
             #expect(kept.count == 1 && kept.first?.value == "good" && kept.first?.isSecure == true, "\(kept)")
         }
 
+        @Test("Plain http cannot shadow a Secure cookie with a longer path; other names are kept")
+        func secureNotShadowed() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/sub/set") { _ in
+                LoopbackResponse(
+                    headers: [
+                        // Sent first to /sub (longer path), it would stand in for the Secure one.
+                        ("Set-Cookie", "\(p)token=evil; Path=/sub"),
+                        ("Set-Cookie", "\(p)other=1; Path=/sub"),
+                    ], body: Data("ok".utf8))
+            }
+            server.route("GET", "/sub/x") { _ in .text("ok") }
+            let (transport, storage) = try Self.transportAndStorage()
+            let token = try #require(
+                HTTPCookie(properties: [
+                    .name: p + "token", .value: "good", .domain: "127.0.0.1", .path: "/", .secure: "TRUE",
+                ]))
+            storage.setCookie(token)
+            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            _ = try await transport.data(for: URLRequest(url: server.url("/sub/set")))
+            let stored = (storage.cookies ?? []).filter { $0.name.hasPrefix(p) }
+            #expect(stored.filter { $0.name == p + "token" }.map(\.value) == ["good"], "\(stored)")
+            #expect(stored.contains { $0.name == p + "other" && $0.path == "/sub" }, "\(stored)")
+            // Over http the Secure one is not sent, and no impostor is.
+            _ = try await transport.data(for: URLRequest(url: server.url("/sub/x")))
+            #expect(Self.names(in: server.requests(path: "/sub/x").first?.header("Cookie"), prefix: p) == ["other"])
+            // The rule's domain test, both ways round.
+            #expect(SessionCookieJar.domainsOverlap(".example.com", "api.example.com"))
+            #expect(SessionCookieJar.domainsOverlap("api.example.com", ".example.com"))
+            #expect(!SessionCookieJar.domainsOverlap("example.com", "badexample.com"))
+            #expect(!SessionCookieJar.domainsOverlap(".0.0.1", "10.0.0.1"))
+        }
+
         @Test("A Domain that is the host and a public suffix makes a host-only cookie")
         func publicSuffixHostIsHostOnly() throws {
             let configuration = URLSessionConfiguration.ephemeral
@@ -250,6 +285,105 @@ import Testing
             let (_, response) = try await transport.data(for: URLRequest(url: server.url("/login")))
             #expect(response.statusCode == 200)
             #expect(Self.names(in: server.requests(path: "/home").first?.header("Cookie"), prefix: p) == ["session"])
+        }
+
+        @Test("A cookie set without a Path (or with one not starting with /) is scoped to the request's directory")
+        func defaultPath() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/app/login") { _ in
+                LoopbackResponse(
+                    headers: [
+                        ("Set-Cookie", "\(p)plain=1"),
+                        ("Set-Cookie", "\(p)relative=2; Path=relative"),
+                        ("Set-Cookie", "\(p)root=3; Path=/"),
+                        // RFC 6265 §5.2.3: an empty Domain is ignored (a host-only cookie).
+                        ("Set-Cookie", "\(p)nodomain=4; Domain=; Path=/"),
+                    ], body: Data("ok".utf8))
+            }
+            for path in ["/app", "/app/x", "/other", "/application"] {
+                server.route("GET", path) { _ in .text("ok") }
+            }
+            let (transport, storage) = try Self.transportAndStorage()
+            defer { for made in (storage.cookies ?? []) where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            _ = try await transport.data(for: URLRequest(url: server.url("/app/login")))
+            var sent: [String: Set<String>] = [:]
+            for path in ["/app", "/app/x", "/other", "/application"] {
+                _ = try await transport.data(for: URLRequest(url: server.url(path)))
+                sent[path] = Set(Self.names(in: server.requests(path: path).first?.header("Cookie"), prefix: p))
+            }
+            // RFC 6265 §5.1.4: the default path of /app/login is /app, which matches /app and
+            // /app/x, not /other nor /application.
+            #expect(sent["/app"] == ["plain", "relative", "root", "nodomain"], "\(sent)")
+            #expect(sent["/app/x"] == ["plain", "relative", "root", "nodomain"], "\(sent)")
+            #expect(sent["/other"] == ["root", "nodomain"], "\(sent)")
+            #expect(sent["/application"] == ["root", "nodomain"], "\(sent)")
+        }
+
+        @Test("A request with httpShouldHandleCookies off neither stores nor sends cookies, on any hop")
+        func requestThatHandlesNoCookies() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/set") { _ in
+                LoopbackResponse(headers: [("Set-Cookie", "\(p)direct=1; Path=/")], body: Data("ok".utf8))
+            }
+            server.route("GET", "/hop") { _ in
+                LoopbackResponse(
+                    status: 302, headers: [("Location", "/landing"), ("Set-Cookie", "\(p)hop=2; Path=/")])
+            }
+            server.route("GET", "/landing") { _ in .text("ok") }
+            server.route("GET", "/echo") { _ in .text("ok") }
+            let (transport, storage) = try Self.transportAndStorage()
+            defer { for made in (storage.cookies ?? []) where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            for path in ["/set", "/hop"] {
+                var request = URLRequest(url: server.url(path))
+                request.httpShouldHandleCookies = false
+                _ = try await transport.data(for: request)
+            }
+            #expect((storage.cookies ?? []).filter { $0.name.hasPrefix(p) }.isEmpty)
+            // Stored by a request that handles cookies, then not sent by one that does not.
+            _ = try await transport.data(for: URLRequest(url: server.url("/set")))
+            var quiet = URLRequest(url: server.url("/echo"))
+            quiet.httpShouldHandleCookies = false
+            _ = try await transport.data(for: quiet)
+            let echoed = Self.names(in: server.requests(path: "/echo").first?.header("Cookie"), prefix: p)
+            let landed = Self.names(in: server.requests(path: "/landing").first?.header("Cookie"), prefix: p)
+            #expect(echoed.isEmpty, "\(echoed)")
+            #expect(landed.isEmpty, "\(landed)")
+            #expect(server.requests(path: "/landing").count == 1)
+        }
+
+        @Test("Max-Age: any number of digits is clamped to ten years; anything else is no Max-Age; the last one wins")
+        func maxAgeParsing() async throws {
+            let tenYears = 315_360_000
+            let cases: [(String, Int?)] = [
+                ("a=1; Max-Age=99999999999999999999999", tenYears),
+                ("a=1; Max-Age=-99999999999999999999999", -tenYears),
+                ("a=1; max-age = 60", 60), ("a=1; Max-Age=0", 0), ("a=1; Max-Age=5; Max-Age=7", 7),
+                ("a=1; Max-Age=12x", nil), ("a=1; Max-Age=", nil), ("a=1; Max-Age=+5", nil),
+                ("a=1; Max-Age=1e3", nil), ("a=1; Max-Age=-", nil), ("a=1", nil),
+            ]
+            for (field, expected) in cases {
+                #expect(SessionCookieJar.maxAge(in: field) == expected, "\(field)")
+            }
+            // On the wire: a huge Max-Age is stored, expiring in ten years, no trap.
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/set") { _ in
+                LoopbackResponse(
+                    headers: [("Set-Cookie", "\(p)long=1; Path=/; Max-Age=99999999999999999999999")],
+                    body: Data("ok".utf8))
+            }
+            let (transport, storage) = try Self.transportAndStorage()
+            _ = try await transport.data(for: URLRequest(url: server.url("/set")))
+            let stored = (storage.cookies ?? []).filter { $0.name.hasPrefix(p) }
+            let expires = stored.first?.expiresDate?.timeIntervalSinceNow ?? 0
+            #expect(stored.count == 1)
+            #expect(expires > Double(tenYears) - 60 && expires <= Double(tenYears), "\(expires)")
+            for made in stored { storage.deleteCookie(made) }
         }
 
         @Test("A Domain that is a public suffix, or above one, is refused; a parent domain that is not is kept")
