@@ -24,9 +24,8 @@ protocol DeadlineWatched: AnyObject, Sendable {
 /// Calls are held weakly: a call nobody keeps ends with its session task, and the timer drops
 /// it at its next look. The timer fires at the earliest deadline given (plus a millisecond, as
 /// the sleeping task did; at most ``longestWait`` ahead) and looks at the calls that are due
-/// only; a deadline that moved later (activity) is handed back then. A call that ends leaves
-/// the timer as it was set: once no call is running it fires at most once more, for nothing,
-/// and then nothing is scheduled.
+/// only; a deadline that moved later (activity) is handed back then. When the last call ends
+/// the timer is unset: with no call running, nothing is scheduled.
 final class DeadlineTimer: Sendable {
     /// The timer every ``SessionCall`` uses.
     static let shared = DeadlineTimer()
@@ -78,7 +77,18 @@ final class DeadlineTimer: Sendable {
     /// Stops watching `item` (it ended). The timer is left as it is: at worst it fires once
     /// for nothing.
     func remove(_ item: any DeadlineWatched) {
-        state.withLock { _ = $0.watched.removeValue(forKey: ObjectIdentifier(item)) }
+        state.withLock { state in
+            state.watched.removeValue(forKey: ObjectIdentifier(item))
+            disarmIfIdle(&state)
+        }
+    }
+
+    /// With nothing left to watch, the timer is unset: a timer left set would fire once more,
+    /// for nothing, up to the last call's idle timeout after the traffic stopped.
+    private func disarmIfIdle(_ state: inout State) {
+        guard state.watched.isEmpty, state.armedFor != nil else { return }
+        state.armedFor = nil
+        timer.schedule(deadline: .distantFuture)
     }
 
     /// Sets the timer for `deadline` (at most ``longestWait`` from now, plus a millisecond) when
@@ -138,7 +148,7 @@ final class DeadlineTimer: Sendable {
                     state.watched[key] = nil
                 }
             }
-            if let next { arm(for: next, in: &state) }
+            if let next { arm(for: next, in: &state) } else { disarmIfIdle(&state) }
         }
     }
 }
