@@ -74,8 +74,8 @@ final class DeadlineTimer: Sendable {
         }
     }
 
-    /// Stops watching `item` (it ended). The timer is left as it is: at worst it fires once
-    /// for nothing.
+    /// Stops watching `item` (it ended). The timer stays set unless nothing is left to watch
+    /// (then it is unset): set for an item that ended, it fires once for nothing.
     func remove(_ item: any DeadlineWatched) {
         state.withLock { state in
             state.watched.removeValue(forKey: ObjectIdentifier(item))
