@@ -43,12 +43,25 @@ final class ConnectionAcceptor: Sendable {
     /// The accept thread alone (it is in ``threads`` too): the listener is closed only once it
     /// has ended.
     private let acceptThread = DispatchGroup()
+    /// A pipe whose read end the accept thread polls beside the listener, and to which
+    /// ``shutdown()`` writes, so the thread ends at once rather than at its next 50 ms poll: a
+    /// test's `defer { server.shutdown() }` blocks a cooperative pool thread for as long as that
+    /// takes (49.5 ms every time, before the pipe). Both ends are -1 if the pipe could not be
+    /// made; the poll's timeout still ends the thread.
+    private let wake: (read: Int32, write: Int32)
+
+    /// How long the accept thread waits in one poll before it looks at the stop flag again.
+    private let pollMilliseconds: Int32
 
     /// Takes over `listener`, a listening socket, which ``shutdown()`` closes; accepts nothing
-    /// until ``start(serving:)``.
-    init(listener: Int32, threadNamePrefix: String) {
+    /// until ``start(serving:)``. `pollMilliseconds` (50 by default) only matters if the wake
+    /// pipe could not be made; tests lengthen it to show that the pipe, not the poll, ends the
+    /// accept thread.
+    init(listener: Int32, threadNamePrefix: String, pollMilliseconds: Int32 = 50) {
         self.listener = listener
         self.threadNamePrefix = threadNamePrefix
+        self.pollMilliseconds = pollMilliseconds
+        self.wake = POSIXSocket.makeWakePipe()
     }
 
     /// Whether ``shutdown()`` has begun. A connection's `serve` checks it between steps and stops.
@@ -101,12 +114,16 @@ final class ConnectionAcceptor: Sendable {
             return true
         }
         guard first else { return }
+        POSIXSocket.signalWakePipe(wake.write)
         _ = threads.wait(timeout: .now() + 10)
         // An accept thread still running (starved for 10 s) may be about to call `accept` on
-        // the listener: closed under it, the number could by then be another test's listener.
-        // The descriptor is left open instead (a leak of one, in a run that is already stuck).
+        // the listener or poll the pipe: closed under it, a number could by then be another
+        // test's socket. The descriptors are left open instead (a leak of three, in a run that
+        // is already stuck).
         guard acceptThread.wait(timeout: .now()) == .success else { return }
         POSIXSocket.closeDescriptor(listener)
+        POSIXSocket.closeDescriptor(wake.read)
+        POSIXSocket.closeDescriptor(wake.write)
     }
 
     /// Accepts until stopped, registering each connection and starting its thread. A connection
@@ -114,7 +131,9 @@ final class ConnectionAcceptor: Sendable {
     /// stays in `threads` until then, so `shutdown()`'s wait also covers every thread it starts.
     private func acceptLoop(_ serve: @escaping Serve) {
         while !isStopped {
-            guard POSIXSocket.waitReadable(listener, milliseconds: 50) else { continue }
+            guard POSIXSocket.waitReadable(listener, orWoken: wake.read, milliseconds: pollMilliseconds) else {
+                continue
+            }
             guard let client = POSIXSocket.accept(listener) else { continue }
             let id = state.withLock { state -> Int? in
                 if state.stopped { return nil }

@@ -108,6 +108,36 @@ package enum POSIXSocket {
         return poll(&entry, 1, milliseconds) > 0
     }
 
+    /// Waits until `descriptor` is readable, `wake` is readable (a byte was written to its pipe)
+    /// or `milliseconds` pass; true only when `descriptor` is readable. A `wake` of -1 is ignored.
+    static func waitReadable(_ descriptor: Int32, orWoken wake: Int32, milliseconds: Int32) -> Bool {
+        var entries = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        guard poll(&entries, 2, milliseconds) > 0 else { return false }
+        return entries[0].revents & Int16(POLLIN) != 0
+    }
+
+    /// A close-on-exec, non-blocking pipe as (read, write), or (-1, -1) if none could be made.
+    static func makeWakePipe() -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// Writes one byte to a pipe made by ``makeWakePipe()``, waking whoever polls its read end;
+    /// does nothing for -1 (or a full pipe, which is readable already).
+    static func signalWakePipe(_ descriptor: Int32) {
+        guard descriptor >= 0 else { return }
+        let byte: [UInt8] = [1]
+        _ = byte.withUnsafeBytes { write(descriptor, $0.baseAddress, 1) }
+    }
+
     /// Accepts one connection, or returns `nil` when none is pending.
     static func accept(_ listener: Int32) -> Int32? {
         #if canImport(Glibc) || canImport(Musl)
