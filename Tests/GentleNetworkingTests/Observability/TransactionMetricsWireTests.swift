@@ -95,11 +95,16 @@ struct TransactionMetricsWireTests {
         let harness = try LoopbackHarness(kind: kind, token: nil)
         defer { harness.server.shutdown() }
         harness.server.route("GET", "/fixed") { _ in Self.fixedResponse().0 }
-        var transactions: [TransactionMetrics] = []
-        for _ in 0..<2 {
-            let (_, _, metrics): (Model, HTTPURLResponse, RequestMetrics) = try await harness.service
-                .requestWithMetrics(to: Endpoint(path: "/fixed", method: .get), via: harness.environment)
-            transactions += metrics.transactions
+        // Off the shared pool: resumed two minutes late, the idle connection is closed (libcurl's
+        // CURLOPT_MAXAGE_CONN, 118 s) and the second request rightly opens another.
+        let transactions = try await onDedicatedThread {
+            var transactions: [TransactionMetrics] = []
+            for _ in 0..<2 {
+                let (_, _, metrics): (Model, HTTPURLResponse, RequestMetrics) = try await harness.service
+                    .requestWithMetrics(to: Endpoint(path: "/fixed", method: .get), via: harness.environment)
+                transactions += metrics.transactions
+            }
+            return transactions
         }
         let connections = harness.server.receivedRequests.map(\.connectionID)
         #expect(connections.count == 2 && connections[0] == connections[1], "the server saw one connection")
