@@ -37,6 +37,8 @@ struct RawClient {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while String(decoding: received, as: UTF8.self).components(separatedBy: marker).count - 1 < count {
             let n = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            // A receive timeout makes recv fail with EINTR when a debugger attaches: not the end.
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             received.append(contentsOf: buffer[0..<n])
         }

@@ -165,7 +165,7 @@ struct DownloadErrorBodyTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let server = try HostileServer()
         defer { server.shutdown() }
-        let body = Data((0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0) })
+        let body = patternBytes(256 * 1024, multiplier: 1)
         server.route("/file", .ok(body: body))
         server.route("/missing", .status(404, body: Data("no such file".utf8)))
         let transport = try CurlTransport(

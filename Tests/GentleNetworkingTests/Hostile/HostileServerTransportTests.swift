@@ -521,7 +521,7 @@ struct HostileServerTransportTests {
         let server = try HostileServer(requestReadRate: 8 << 20)
         defer { server.shutdown() }
         server.route("/upload", .ok(body: Data("stored".utf8)))
-        let body = Data((0..<(48 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let body = patternBytes(48 << 20, multiplier: 31)
         let transport = try makeHostileTransport(kind)
         var request = URLRequest(url: server.url("/upload"))
         request.httpMethod = "POST"

@@ -15,7 +15,7 @@ private struct CountingResumer: TransferResuming {
 struct ChunkBufferTests {
     /// `count` bytes numbered from `start`, so any reordering or loss shows.
     static func pattern(_ start: Int, _ count: Int) -> Data {
-        Data((start..<(start + count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 8)) })
+        patternBytes(count, multiplier: 31, from: start)
     }
 
     /// Every chunk until the end.

@@ -107,19 +107,35 @@ func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
     }
 }
 
-/// `count` bytes, byte `i` being `i * multiplier + (i >> 10)` truncated: no two nearby offsets
-/// alike, so loss or reordering shows. Written through a buffer pointer: `(0..<n).map { … }`
-/// takes seconds for megabytes in a debug or ThreadSanitizer build, and blocks a cooperative
-/// pool thread meanwhile, starving parallel tests that wait on the network.
-func patternBytes(_ count: Int, multiplier: Int) -> Data {
+/// `count` bytes numbered from `start`, byte `i` being `i * multiplier + (i >> 10)` truncated:
+/// no two nearby offsets alike, so loss or reordering shows. Written through a buffer pointer:
+/// `(0..<n).map { … }` takes a second for 8 MiB in a debug build and five under ThreadSanitizer,
+/// on a cooperative pool thread, starving parallel tests that wait on the network (gdb on a
+/// suite run found both pool threads in such maps for seconds at a time).
+func patternBytes(_ count: Int, multiplier: Int, from start: Int = 0) -> Data {
+    var data = Data(count: max(0, count))
+    data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+        guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        for offset in 0..<buffer.count {
+            let index = start &+ offset
+            base[offset] = UInt8(truncatingIfNeeded: index &* multiplier &+ (index >> 10))
+        }
+    }
+    return data
+}
+
+/// `count` lowercase ASCII letters in a pattern that does not repeat within 26 KiB, built as
+/// ``patternBytes(_:multiplier:from:)`` is (a `Character` at a time takes 4 s for 5 MB in a
+/// debug build).
+func letterPattern(_ count: Int) -> String {
     var data = Data(count: max(0, count))
     data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
         guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         for index in 0..<buffer.count {
-            base[index] = UInt8(truncatingIfNeeded: index &* multiplier &+ (index >> 10))
+            base[index] = 97 &+ UInt8(truncatingIfNeeded: (index &* 7 &+ (index >> 10)) % 26)
         }
     }
-    return data
+    return String(decoding: data, as: UTF8.self)
 }
 
 /// Compresses `data` with a real command-line tool, reading stdin and writing stdout.

@@ -78,7 +78,7 @@
             let directory = makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("body.bin")
-            let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+            let bytes = patternBytes(200_000, multiplier: 1)
             try bytes.write(to: file)
 
             var request = URLRequest(url: server.url("/upload"))

@@ -201,7 +201,7 @@
         func download() async throws {
             let server = try LoopbackServer()
             defer { server.shutdown() }
-            let payload = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            let payload = patternBytes(8 << 20, multiplier: 31)
             server.route("GET", "/big") { _ in
                 LoopbackResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: payload)
             }
@@ -282,7 +282,7 @@
             let directory = makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("upload.bin")
-            let payload = Data((0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let payload = patternBytes(6 << 20, multiplier: 7)
             try payload.write(to: file)
             for method in ["POST", "PUT"] {
                 var request = URLRequest(url: server.url("/up"))

@@ -28,7 +28,7 @@ struct TransferTests {
     func download() async throws {
         let server = try LoopbackServer()
         defer { server.shutdown() }
-        let payload = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let payload = patternData(3 << 20, multiplier: 7)
         server.route("GET", "/file") { _ in
             LoopbackResponse(status: 200, body: payload).with { $0.chunkSize = 64 * 1024 }
         }
@@ -65,7 +65,7 @@ struct TransferTests {
         let server = try LoopbackServer()
         defer { server.shutdown() }
         server.route("POST", "/export") { _ in .text("exported") }
-        let payload = Data((0..<(11 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let payload = patternData(11 << 20, multiplier: 13)
         let form = MultipartForm(
             parts: [
                 "data": .file(
