@@ -51,16 +51,29 @@ import Foundation
         /// Whether a cookie from `host` may be for `domain` (both lowercased; `domain` without
         /// its leading dot, a suffix of `host` after a dot): not a public suffix, by libpsl's
         /// `psl_is_cookie_domain_acceptable`; without libpsl, only `domain == host`.
+        ///
+        /// A trailing dot (a fully qualified name) is dropped from both first: libpsl does not,
+        /// and accepted `github.io.` from `evil.github.io.` (`com.` it refuses).
         static func allowsCookie(forDomain domain: String, host: String) -> Bool {
+            let (domain, host) = (withoutTrailingDot(domain), withoutTrailingDot(host))
+            guard !domain.isEmpty, !host.isEmpty else { return false }
             guard let library else { return domain == host }
             return library.acceptable(library.list, host, domain) == 1
         }
 
         /// Whether `domain` (lowercased) is a public suffix; without libpsl, whether it has a
-        /// single label (`com`, `localhost`).
+        /// single label (`com`, `localhost`). A trailing dot is dropped first (`github.io.` is
+        /// one); an empty name counts as one.
         static func isPublicSuffix(_ domain: String) -> Bool {
+            let domain = withoutTrailingDot(domain)
+            guard !domain.isEmpty else { return true }
             guard let library else { return !domain.contains(".") }
             return library.isPublicSuffix(library.list, domain) == 1
+        }
+
+        /// `name` without one trailing dot.
+        static func withoutTrailingDot(_ name: String) -> String {
+            name.hasSuffix(".") ? String(name.dropLast()) : name
         }
     }
 #endif

@@ -60,59 +60,127 @@ import Foundation
                 guard let key = key as? String, key.equalsIgnoringASCIICase("set-cookie") else { return nil }
                 return value as? String
             }.flatMap(Self.splitCookies).filter(Self.isParsable)
+            guard !fields.isEmpty else { return }
             let now = Date()
             let secure = url.scheme?.lowercased() == "https"
+            // One look at the storage per response, kept current here: reading `cookies` copies
+            // the whole store, and did so for each cookie of the response.
+            var stored = storage.cookies ?? []
+            var considered = 0
             for field in fields.map(Self.withoutEmptyDomain) {
                 for received in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url) {
-                    guard Self.isAcceptable(received, from: url, host: host) else { continue }
-                    var parsed = received
-                    if parsed.domain.hasPrefix("."), parsed.domain.dropFirst().lowercased() == host,
+                    considered += 1
+                    guard considered <= Self.maxCookiesPerResponse else { return }
+                    guard received.name.utf8.count + received.value.utf8.count <= Self.maxCookieBytes,
+                        Self.isAcceptable(received, from: url, host: host)
+                    else { continue }
+                    var changes: [HTTPCookiePropertyKey: String] = [:]
+                    if received.domain.hasPrefix("."), received.domain.dropFirst().lowercased() == host,
                         PublicSuffixList.isPublicSuffix(host)
                     {
-                        var properties = parsed.properties ?? [:]
-                        properties[.domain] = host
-                        guard let hostOnly = HTTPCookie(properties: properties) else { continue }
-                        parsed = hostOnly
+                        changes[.domain] = host
                     }
-                    if !Self.hasPathAttribute(field) {
-                        var properties = parsed.properties ?? [:]
-                        properties[.path] = Self.defaultPath(for: url)
-                        guard let scoped = HTTPCookie(properties: properties) else { continue }
-                        parsed = scoped
-                    }
+                    if !Self.hasPathAttribute(field) { changes[.path] = Self.defaultPath(for: url) }
+                    let maxAge = Self.maxAge(in: field)
+                    var expires: Date?
+                    if let maxAge { expires = now.addingTimeInterval(Double(maxAge)) }
+                    guard let cookie = Self.rebuilt(received, changing: changes, expires: expires),
+                        Self.keepsNamePrefixPromise(cookie, overHTTPS: secure)
+                    else { continue }
                     // RFC 6265bis §5.7: over plain http, no cookie that a stored `Secure` one of
                     // the same name could be confused with: overlapping domains, and a path at
                     // or below the stored one's (`Path=/sub` would be sent first to `/sub` and
                     // shadow it).
                     if !secure,
-                        (storage.cookies ?? []).contains(where: { stored in
-                            stored.isSecure && stored.name == parsed.name
-                                && Self.domainsOverlap(stored.domain, parsed.domain)
-                                && Self.pathMatches(stored.path, path: parsed.path)
+                        stored.contains(where: { stored in
+                            stored.isSecure && stored.name == cookie.name
+                                && Self.domainsOverlap(stored.domain, cookie.domain)
+                                && Self.pathMatches(stored.path, path: cookie.path)
                         })
                     {
                         continue
                     }
-                    guard let maxAge = Self.maxAge(in: field) else {
-                        storage.setCookie(parsed)
+                    let same = { (other: HTTPCookie) in
+                        other.name == cookie.name && other.domain == cookie.domain && other.path == cookie.path
+                    }
+                    if let maxAge, maxAge <= 0 {
+                        // Deleted: the stored cookie of the same name, domain and path goes.
+                        for old in stored where same(old) { storage.deleteCookie(old) }
+                        stored.removeAll(where: same)
                         continue
                     }
-                    var properties = parsed.properties ?? [:]
-                    properties[.expires] = now.addingTimeInterval(Double(maxAge))
-                    properties[.maximumAge] = nil
-                    properties[.discard] = nil
-                    if maxAge <= 0 {
-                        // Deleted: the stored cookie of the same name, domain and path goes.
-                        for stored in storage.cookies ?? []
-                        where stored.name == parsed.name && stored.domain == parsed.domain && stored.path == parsed.path
-                        {
-                            storage.deleteCookie(stored)
-                        }
-                    } else if let cookie = HTTPCookie(properties: properties) {
-                        storage.setCookie(cookie)
+                    if !stored.contains(where: same) {
+                        // A new cookie (a replacement always goes in) within the limits: a
+                        // response cannot grow the store, or crowd out a domain's, without end.
+                        let domain = cookie.domain.lowercased()
+                        guard stored.count < Self.maxStoredCookies,
+                            stored.lazy.filter({ $0.domain.lowercased() == domain }).count < Self.maxCookiesPerDomain
+                        else { continue }
                     }
+                    storage.setCookie(cookie)
+                    stored.removeAll(where: same)
+                    stored.append(cookie)
                 }
             }
+        }
+
+        /// Whether `cookie` keeps what its name's prefix promises the server (RFC 6265bis
+        /// §4.1.3, prefixes compared ignoring case): `__Secure-` only `Secure` and from https;
+        /// `__Host-` that too, host-only (no `Domain`) and for `Path=/`. A server reads such a
+        /// name as proof; without the check a sibling host (`Domain=` the parent) or plain http
+        /// could plant one.
+        static func keepsNamePrefixPromise(_ cookie: HTTPCookie, overHTTPS: Bool) -> Bool {
+            let name = cookie.name.utf8
+            func hasPrefix(_ prefix: String) -> Bool {
+                name.count >= prefix.utf8.count
+                    && String(decoding: name.prefix(prefix.utf8.count), as: UTF8.self).equalsIgnoringASCIICase(prefix)
+            }
+            if hasPrefix("__Secure-") { return cookie.isSecure && overHTTPS }
+            if hasPrefix("__Host-") {
+                return cookie.isSecure && overHTTPS && !cookie.domain.hasPrefix(".") && cookie.path == "/"
+            }
+            return true
+        }
+
+        /// The most bytes of a cookie's name and value together that are stored: 4,096, RFC
+        /// 6265 §6.1's least a user agent must take, and what browsers keep to.
+        static let maxCookieBytes = 4096
+        /// The most cookies one response may set (the others of its `Set-Cookie` fields are not
+        /// even parsed): each stored one may rewrite a persistent storage's whole file.
+        static let maxCookiesPerResponse = 50
+        /// The most cookies kept for one domain (RFC 6265 §6.1's least: 50): a new one beyond
+        /// it is not stored; the stored ones stay, and are still replaced or deleted.
+        static let maxCookiesPerDomain = 50
+        /// The most cookies kept in the storage (RFC 6265 §6.1's least: 3,000), as for a domain.
+        static let maxStoredCookies = 3000
+
+        /// `cookie` with `changes` (and, when given, the expiry `expires`, which replaces any
+        /// `Max-Age` and `Discard`), built again through `HTTPCookie(properties:)`; `cookie`
+        /// itself when there is nothing to change. corelibs' `properties` hold `Secure` and
+        /// `Discard` as `Bool` and `Version` as `Int`, but its initializer reads only strings,
+        /// and `HttpOnly` is not among them: passed back as they came, a `Secure` cookie lost
+        /// its flag and went out over plain http. They are written as the initializer reads them.
+        static func rebuilt(
+            _ cookie: HTTPCookie, changing changes: [HTTPCookiePropertyKey: String], expires: Date?
+        ) -> HTTPCookie? {
+            guard !changes.isEmpty || expires != nil else { return cookie }
+            var properties: [HTTPCookiePropertyKey: Any] = [:]
+            for (key, value) in cookie.properties ?? [:] {
+                switch value {
+                case let flag as Bool: if flag { properties[key] = "TRUE" }
+                case let number as Int: properties[key] = String(number)
+                default: properties[key] = value
+                }
+            }
+            properties[.secure] = cookie.isSecure ? "TRUE" : nil
+            properties[HTTPCookiePropertyKey("HttpOnly")] = cookie.isHTTPOnly ? "TRUE" : nil
+            for (key, value) in changes { properties[key] = value }
+            if let expires {
+                properties[.expires] = expires
+                properties[.maximumAge] = nil
+                properties[.discard] = nil
+            }
+            return HTTPCookie(properties: properties)
         }
 
         /// Whether `cookie`, set by a response from `url` (whose host is `host`, lowercased),
@@ -184,7 +252,9 @@ import Foundation
                 let digits = value.hasPrefix("-") ? value.dropFirst() : Substring(value)
                 guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { continue }
                 let limit = 315_360_000
-                let magnitude = digits.count > 9 ? limit : min(limit, Int(digits) ?? limit)
+                // Leading zeros first: `0000000000` is zero, not ten digits' worth.
+                let significant = digits.drop { $0 == "0" }
+                let magnitude = significant.count > 9 ? limit : min(limit, Int(significant) ?? 0)
                 found = value.hasPrefix("-") ? -magnitude : magnitude  // the last one wins
             }
             return found

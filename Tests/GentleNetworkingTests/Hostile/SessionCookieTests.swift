@@ -271,6 +271,109 @@ import Testing
                 jar.cookieField(for: try #require(URL(string: "https://other.s3.amazonaws.com/")))?.contains(p) != true)
         }
 
+        /// A jar over a fresh ephemeral configuration that accepts cookies, and its storage.
+        private static func jarAndStorage() throws -> (SessionCookieJar, HTTPCookieStorage) {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpCookieAcceptPolicy = .always
+            return (SessionCookieJar(configuration), try #require(configuration.httpCookieStorage))
+        }
+
+        private static func response(_ url: String, setting field: String) throws -> HTTPURLResponse {
+            let url = try #require(URL(string: url))
+            return try #require(
+                HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": field])
+            )
+        }
+
+        @Test(
+            "A Secure cookie stays Secure (and HttpOnly) when the jar rescopes it: never sent over http",
+            arguments: [
+                // No Path: rescoped to the request's directory.
+                ("https://example.com/login/x", "Secure; HttpOnly", "/login/"),
+                // A Max-Age: rebuilt with its expiry.
+                ("https://example.com/login/x", "Path=/; Secure; Max-Age=3600", "/"),
+                // A Domain that is the host and a public suffix: made host-only.
+                ("https://s3.amazonaws.com/b", "Domain=s3.amazonaws.com; Path=/; Secure; HttpOnly", "/"),
+            ])
+        func secureSurvivesRescoping(url: String, attributes: String, path: String) throws {
+            let (jar, storage) = try Self.jarAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            jar.store(from: try Self.response(url, setting: "\(p)sid=abc; \(attributes)"))
+            let stored = (storage.cookies ?? []).filter { $0.name == p + "sid" }
+            defer { for made in stored { storage.deleteCookie(made) } }
+            #expect(stored.count == 1 && stored.first?.isSecure == true, "\(stored)")
+            #expect(stored.first?.isHTTPOnly == attributes.contains("HttpOnly"))
+            let host = try #require(URL(string: url)?.host)
+            #expect(jar.cookieField(for: try #require(URL(string: "https://\(host)\(path)")))?.contains(p) == true)
+            #expect(jar.cookieField(for: try #require(URL(string: "http://\(host)\(path)")))?.contains(p) != true)
+        }
+
+        @Test("__Secure- and __Host- names are stored only when the cookie keeps what they promise")
+        func namePrefixes() throws {
+            let (jar, storage) = try Self.jarAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            defer {
+                for made in storage.cookies ?? [] where made.name.contains(p) { storage.deleteCookie(made) }
+            }
+            let cases: [(url: String, field: String, kept: Bool)] = [
+                ("https://api.example.com/", "__Secure-\(p)a=1; Secure; Path=/", true),
+                ("https://api.example.com/", "__Secure-\(p)b=1; Path=/", false),
+                ("http://api.example.com/", "__secure-\(p)c=1; Secure; Path=/", false),
+                ("https://api.example.com/", "__Host-\(p)d=1; Secure; Path=/", true),
+                // From a sibling host, for the parent domain: session fixation of api's cookie.
+                ("https://evil.example.com/", "__Host-\(p)e=1; Secure; Path=/; Domain=example.com", false),
+                ("https://api.example.com/", "__Host-\(p)f=1; Secure; Path=/app", false),
+                ("https://api.example.com/app/x", "__HOST-\(p)g=1; Secure", false),
+                ("https://api.example.com/", "__Host-\(p)h=1; Path=/", false),
+            ]
+            for (url, field, kept) in cases {
+                jar.store(from: try Self.response(url, setting: field))
+                let name = String(field.prefix { $0 != "=" })
+                #expect((storage.cookies ?? []).contains { $0.name == name } == kept, "\(url) \(field)")
+            }
+        }
+
+        @Test("A fully qualified public suffix (github.io.) is as much a public suffix: host-only, not sent to others")
+        func trailingDotPublicSuffix() throws {
+            let (jar, storage) = try Self.jarAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            jar.store(from: try Self.response("https://github.io./", setting: "\(p)s=1; Domain=github.io.; Path=/"))
+            jar.store(
+                from: try Self.response("https://evil.github.io./", setting: "\(p)t=1; Domain=github.io.; Path=/"))
+            let stored = (storage.cookies ?? []).filter { $0.name.hasPrefix(p) }
+            defer { for made in stored { storage.deleteCookie(made) } }
+            #expect(stored.map(\.domain) == ["github.io."], "\(stored)")
+            #expect(jar.cookieField(for: try #require(URL(string: "https://other.github.io./")))?.contains(p) != true)
+        }
+
+        @Test(
+            "Limits: 4 KiB a cookie, 50 considered from one response, 50 new ones a domain (replacements still go in)")
+        func storageLimits() throws {
+            let (jar, storage) = try Self.jarAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            let host = "\(p).example"
+            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            func stored() -> [HTTPCookie] { (storage.cookies ?? []).filter { $0.name.hasPrefix(p) } }
+            // One cookie over 4,096 bytes of name and value; one just at it.
+            let big = String(repeating: "v", count: 4096 - (p.count + 3))
+            jar.store(from: try Self.response("https://\(host)/", setting: "\(p)big=\(big)x; Path=/"))
+            jar.store(from: try Self.response("https://\(host)/", setting: "\(p)fit=\(big); Path=/"))
+            #expect(stored().map(\.name) == [p + "fit"])
+            // 60 cookies in one response: the first 50 considered, 49 of them new for the domain.
+            let sixty = (0..<60).map { "\(p)c\($0)=1; Path=/" }.joined(separator: ", ")
+            jar.store(from: try Self.response("https://\(host)/", setting: sixty))
+            #expect(stored().count == 50, "\(stored().count)")
+            #expect(!stored().contains { $0.name == p + "c49" })
+            // The domain is full: a new one is refused, a replacement and a deletion go through.
+            jar.store(from: try Self.response("https://\(host)/", setting: "\(p)late=1; Path=/"))
+            jar.store(from: try Self.response("https://\(host)/", setting: "\(p)c0=2; Path=/"))
+            #expect(!stored().contains { $0.name == p + "late" })
+            #expect(stored().first { $0.name == p + "c0" }?.value == "2")
+            jar.store(from: try Self.response("https://\(host)/", setting: "\(p)c1=; Path=/; Max-Age=0"))
+            jar.store(from: try Self.response("https://\(host)/", setting: "\(p)late=1; Path=/"))
+            #expect(stored().count == 50 && stored().contains { $0.name == p + "late" })
+        }
+
         @Test("A cookie a 302 sets is sent on the hop it leads to")
         func redirectHopCarriesItsCookie() async throws {
             let server = try LoopbackServer()
@@ -364,6 +467,8 @@ import Testing
                 ("a=1; max-age = 60", 60), ("a=1; Max-Age=0", 0), ("a=1; Max-Age=5; Max-Age=7", 7),
                 ("a=1; Max-Age=12x", nil), ("a=1; Max-Age=", nil), ("a=1; Max-Age=+5", nil),
                 ("a=1; Max-Age=1e3", nil), ("a=1; Max-Age=-", nil), ("a=1", nil),
+                // Leading zeros do not count as digits: a deletion stays one.
+                ("a=1; Max-Age=0000000000", 0), ("a=1; Max-Age=00000000001", 1), ("a=1; Max-Age=-0000000000005", -5),
             ]
             for (field, expected) in cases {
                 #expect(SessionCookieJar.maxAge(in: field) == expected, "\(field)")
@@ -396,6 +501,9 @@ import Testing
                 ("a.b.example.co.uk", "example.co.uk", true), ("api.example.com", "api.example.com", true),
                 ("api.example.com", "other.com", false), ("evilexample.com", "example.com", false),
                 ("10.0.0.1", "0.0.1", false),
+                // A trailing dot (libpsl accepts `github.io.` from `evil.github.io.`).
+                ("evil.github.io.", "github.io.", false), ("a.co.uk.", "co.uk.", false),
+                ("api.example.com.", "example.com.", true),
             ]
             for (host, domain, accepted) in cases {
                 let url = try #require(URL(string: "http://\(host)/"))

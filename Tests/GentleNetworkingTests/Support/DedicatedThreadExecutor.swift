@@ -10,6 +10,7 @@ import GentleNetworking
 /// to close the idle connection it meant to reuse (`CURLOPT_MAXAGE_CONN`). Run under
 /// `withTaskExecutorPreference`, the test's own steps (and the transport's resumptions of them)
 /// queue here instead of behind the rest of the suite.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
@@ -63,7 +64,9 @@ final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
 
 /// Runs `body` with its steps on a thread of their own rather than on the cooperative pool the
 /// rest of the suite shares: for tests whose outcome depends on the time between two awaits.
+/// Before macOS 15 (no task executors), `body` runs where it is.
 func onDedicatedThread<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else { return try await body() }
     let executor = DedicatedThreadExecutor()
     defer { executor.finish() }
     return try await withTaskExecutorPreference(executor) { try await body() }
