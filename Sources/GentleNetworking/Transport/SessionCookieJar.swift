@@ -68,7 +68,15 @@ import Foundation
             var stored = storage.cookies ?? []
             var considered = 0
             for field in fields.map(Self.withoutEmptyDomain) {
-                for received in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url) {
+                // One field is one cookie: where corelibs reads several (it splits at a comma
+                // before `b =2`, which ``splitCookies(_:)`` leaves alone), the field's `Path` and
+                // `Max-Age`, read below, would be applied to each. None of them is kept.
+                let parsed = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
+                guard parsed.count == 1 else {
+                    considered += parsed.count
+                    continue
+                }
+                for received in parsed {
                     considered += 1
                     guard considered <= Self.maxCookiesPerResponse else { return }
                     guard received.name.utf8.count + received.value.utf8.count <= Self.maxCookieBytes,

@@ -333,6 +333,18 @@ import Testing
             }
         }
 
+        @Test("A field corelibs reads as two cookies stores neither: one's Max-Age=0 does not delete the other")
+        func fieldOfTwoCookies() throws {
+            let (jar, storage) = try Self.jarAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            jar.store(from: try Self.response("https://example.com/x/y", setting: "\(p)a=1; Path=/x"))
+            jar.store(
+                from: try Self.response("https://example.com/x/y", setting: "\(p)a=2; Path=/x, \(p)b =2; Max-Age=0"))
+            let stored = (storage.cookies ?? []).filter { $0.name.hasPrefix(p) }
+            #expect(stored.map(\.name) == [p + "a"] && stored.first?.value == "1", "\(stored)")
+        }
+
         @Test("A fully qualified public suffix (github.io.) is as much a public suffix: host-only, not sent to others")
         func trailingDotPublicSuffix() throws {
             let (jar, storage) = try Self.jarAndStorage()
