@@ -272,7 +272,7 @@ import Foundation
         /// when no stored cookie matches (RFC 6265 §5.4): the domain (the host itself for a
         /// host-only cookie; the domain or a subdomain of it, never for an IP address), the path
         /// (the cookie's path or below it), `Secure` ones only over https, none expired. Longer
-        /// paths first.
+        /// paths first, then in the order they were stored.
         func cookieField(for url: URL, now: Date = Date()) -> String? {
             guard let sendingStorage, let host = url.host?.lowercased(), let cookies = sendingStorage.cookies,
                 !cookies.isEmpty
@@ -288,8 +288,15 @@ import Foundation
                 return Self.domainMatches(cookie.domain, host: host) && Self.pathMatches(cookie.path, path: path)
             }
             guard !matching.isEmpty else { return nil }
-            return matching.sorted { $0.path.utf8.count > $1.path.utf8.count }
-                .map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+            // RFC 6265 §5.4 step 2: longer paths first, then the earlier created (the storage
+            // lists its cookies in no stable order, so a server saw a different order each run).
+            let created = HTTPCookiePropertyKey("Created")
+            return matching.map { ($0, $0.properties?[created] as? Double ?? 0) }
+                .sorted { first, second in
+                    let (one, other) = (first.0.path.utf8.count, second.0.path.utf8.count)
+                    return one != other ? one > other : first.1 < second.1
+                }
+                .map { "\($0.0.name)=\($0.0.value)" }.joined(separator: "; ")
         }
 
         /// `request` with the stored cookies for its URL in its `Cookie` field, after the

@@ -345,6 +345,21 @@ import Testing
             #expect(stored.map(\.name) == [p + "a"] && stored.first?.value == "1", "\(stored)")
         }
 
+        @Test("Cookies go out longest path first, then in the order they were stored")
+        func sendingOrder() throws {
+            let (jar, storage) = try Self.jarAndStorage()
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            let names = ["z", "a", "m", "b", "q", "c"]
+            for name in names {
+                jar.store(from: try Self.response("https://example.com/", setting: "\(p)\(name)=1; Path=/"))
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+            jar.store(from: try Self.response("https://example.com/", setting: "\(p)deep=1; Path=/app"))
+            let field = jar.cookieField(for: try #require(URL(string: "https://example.com/app/x")))
+            #expect(Self.names(in: field, prefix: p) == ["deep"] + names)
+        }
+
         @Test("A fully qualified public suffix (github.io.) is as much a public suffix: host-only, not sent to others")
         func trailingDotPublicSuffix() throws {
             let (jar, storage) = try Self.jarAndStorage()
