@@ -49,30 +49,52 @@ public protocol FileTransferTransport: HTTPTransportProtocol {
 
 extension FileTransferTransport {
     /// The default of ``download(for:to:maxBytes:progress:)`` for a conformer that cannot stop
-    /// its transfer at a limit: the file is checked once it is in place, and removed when it
-    /// holds more than `maxBytes`.
+    /// its transfer at a limit: the body is downloaded beside `destination` and checked there;
+    /// only a body within `maxBytes` replaces what is at `destination` (see
+    /// ``TransportError/downloadWithinLimit(to:maxBytes:request:download:)``).
     public func download(
         for request: URLRequest, to destination: URL, maxBytes: Int64?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPURLResponse {
-        let response = try await download(for: request, to: destination, progress: progress)
-        try TransportError.checkDownloadedSize(destination, maxBytes: maxBytes, request: request.url)
-        return response
+        try await TransportError.downloadWithinLimit(to: destination, maxBytes: maxBytes, request: request.url) {
+            try await download(for: request, to: $0, progress: progress)
+        }
     }
 }
 
 extension TransportError {
-    /// After a download that could not stop at `maxBytes` (`nil`: no limit): the file at
-    /// `destination` is removed, and ``Code/responseTooLarge`` thrown, when it holds more. What
-    /// the checking defaults of ``FileTransferTransport`` and Y-Network's engines share.
-    package static func checkDownloadedSize(_ destination: URL, maxBytes: Int64?, request: URL?) throws {
-        guard let maxBytes, let path = destination.localFilePath else { return }
+    /// A download that cannot stop at `maxBytes` (`nil`: no limit), made by `download` to a
+    /// temporary file beside `destination` (same directory, same file system), then checked:
+    /// within the limit it replaces `destination` in one rename; past it, it is removed and
+    /// ``Code/responseTooLarge`` thrown, and `destination` is as it was (it used to be replaced
+    /// first and removed after, losing the caller's file). What the checking defaults of
+    /// ``FileTransferTransport`` and Y-Network's engines share. Without a limit, `download`
+    /// writes `destination` itself.
+    ///
+    /// - Throws: `destination`'s errors (``downloadDestinationPath(_:request:)``) before
+    ///   anything is sent; `download`'s; a `CocoaError` naming `destination` when the rename fails.
+    package static func downloadWithinLimit<Response>(
+        to destination: URL, maxBytes: Int64?, request: URL?, download: (URL) async throws -> Response
+    ) async throws -> Response {
+        guard let maxBytes else { return try await download(destination) }
+        let path = try downloadDestinationPath(destination, request: request)
+        let staging = AtomicFile.temporaryPath(for: path)
+        defer { unlink(staging) }  // gone already once renamed
+        let response = try await download(URL(fileURLWithPath: staging))
         var info = stat()
-        guard lstat(path, &info) == 0, Int64(info.st_size) > max(0, maxBytes) else { return }
-        unlink(path)
-        throw TransportError(
-            .responseTooLarge, url: request,
-            message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
+        // A conformer that wrote nothing has nothing to check or put in place.
+        guard lstat(staging, &info) == 0 else { return response }
+        guard Int64(info.st_size) <= max(0, maxBytes) else {
+            throw TransportError(
+                .responseTooLarge, url: request,
+                message: "The downloaded body is larger than the limit of \(max(0, maxBytes)) bytes.")
+        }
+        do {
+            try AtomicFile.move(staging, replacing: path)
+        } catch {
+            throw error.cocoaError(target: path)
+        }
+        return response
     }
 }
 

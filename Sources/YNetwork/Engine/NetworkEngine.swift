@@ -79,15 +79,16 @@ extension NetworkEngine {
         return response
     }
 
-    /// ``download(_:to:progress:)``, then the file checked against `maxBytes`, removed when it
-    /// holds more. Engines that can stop a transfer at the limit implement it.
+    /// ``download(_:to:progress:)`` to a file beside `destination`, checked against `maxBytes`
+    /// there: only a body within it replaces `destination`; past it, `responseTooLarge` and
+    /// `destination` as it was. Engines that can stop a transfer at the limit implement it.
     public func download(
         _ request: URLRequest, to destination: URL, maxBytes: Int64?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> URLResponse {
-        let response = try await download(request, to: destination, progress: progress)
-        try TransportError.checkDownloadedSize(destination, maxBytes: maxBytes, request: request.url)
-        return response
+        try await TransportError.downloadWithinLimit(to: destination, maxBytes: maxBytes, request: request.url) {
+            try await download(request, to: $0, progress: progress)
+        }
     }
 
     /// Uploads through ``submit(_:)``: `file` is read into the request body, with one progress
