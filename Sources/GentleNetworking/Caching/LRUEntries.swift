@@ -44,7 +44,7 @@ struct LRUEntries<Value> {
     /// ``removeOldest()``.
     mutating func set(_ value: Value, size: Int, for key: String) {
         if let index = indexByKey[key] {
-            totalSize += size - slots[index].size
+            totalSize = Self.saturating(totalSize - slots[index].size, plus: size)
             slots[index].value = value
             slots[index].size = size
             moveToNewest(index)
@@ -63,7 +63,14 @@ struct LRUEntries<Value> {
         newest = index
         if oldest < 0 { oldest = index }
         indexByKey[key] = index
-        totalSize += size
+        totalSize = Self.saturating(totalSize, plus: size)
+    }
+
+    /// `total + size`, or `Int.max` where that overflows: sizes come from files on disk, where
+    /// two sparse files of 5 EiB add up to more than an `Int` holds (a trap before).
+    private static func saturating(_ total: Int, plus size: Int) -> Int {
+        let (sum, overflow) = total.addingReportingOverflow(size)
+        return overflow ? Int.max : sum
     }
 
     /// Removes the entry for `key`, if any.
@@ -104,7 +111,8 @@ struct LRUEntries<Value> {
     /// drops its value and keeps the slot for reuse.
     private mutating func release(_ index: Int) {
         unlink(index)
-        totalSize -= slots[index].size
+        // Never below zero, even after a saturated sum.
+        totalSize = max(0, totalSize &- slots[index].size)
         slots[index] = Slot(key: "", value: nil, size: 0, newer: -1, older: -1)
         if indexByKey.isEmpty {
             // Nothing left to link to: start over rather than keep a list of free slots.

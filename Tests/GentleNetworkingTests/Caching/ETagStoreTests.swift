@@ -107,7 +107,8 @@ struct DiskETagStoreTests {
         let directory = makeTemporaryDirectory().appendingPathComponent("etags")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let body = String(repeating: "x", count: 1000)
-        let size = try #require(DiskETagStore.encode(entry(body), key: "k0")).count
+        // Counted in whole 4 KiB blocks, as a file system allocates them.
+        let size = DiskETagStore.blocks(try #require(DiskETagStore.encode(entry(body), key: "k0")).count)
         let store = DiskETagStore(directory: directory, maxBytes: size * 3 + 10)
         for index in 0..<3 {
             await store.store(entry(body), for: "k\(index)")
@@ -135,7 +136,8 @@ struct DiskETagStoreTests {
     func evictionOrderAtScale() async throws {
         let directory = makeTemporaryDirectory().appendingPathComponent("etags")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let size = try #require(DiskETagStore.encode(entry("v"), key: "k0")).count
+        let size = DiskETagStore.blocks(try #require(DiskETagStore.encode(entry("v"), key: "k0")).count)
+        #expect(size == 4096, "a small entry takes one block")
         let store = DiskETagStore(directory: directory, maxBytes: size * 500)
         for index in 0..<500 {
             await store.store(entry("v"), for: "k\(index)")
@@ -189,5 +191,38 @@ struct SHA256Tests {
         #expect(
             SHA256Digest.hexHash(String(repeating: "a", count: 1_000_000))
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
+
+@Suite("DiskETagStore: sizes read from disk never overflow, and count in whole blocks")
+struct DiskETagStoreSizeTests {
+    @Test("Two sparse 5 EiB entry files (tmpfs allows them): removed on first use, no trap; the rest counted by blocks")
+    func sparseGiants() async throws {
+        // tmpfs, where a file may claim up to 2^63 - 1 bytes (ext4 refuses more than 16 TiB).
+        var shm = stat()
+        try #require(stat("/dev/shm", &shm) == 0, "the test needs tmpfs at /dev/shm")
+        let root = URL(fileURLWithPath: "/dev/shm/gentle-etag-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("etags")
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for name in ["a", "b"] {
+            let path = directory.appendingPathComponent("\(name).etag").path
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            try #require(descriptor >= 0)
+            #expect(ftruncate(descriptor, 5 << 60) == 0)
+            close(descriptor)
+        }
+        let store = DiskETagStore(directory: directory)
+        await store.store(
+            CachedResponse(
+                body: Data("v".utf8), statusCode: 200, headers: [:], url: nil, etag: "\"1\"", storedAt: Date()),
+            for: "k")
+        #expect(await store.byteCount == 4096)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.count == 1 && !names.contains("a.etag") && !names.contains("b.etag"), "\(names)")
+        #expect(await store.cachedResponse(for: "k")?.body == Data("v".utf8))
+        #expect(DiskETagStore.blocks(0) == 0 && DiskETagStore.blocks(1) == 4096 && DiskETagStore.blocks(4096) == 4096)
+        #expect(DiskETagStore.blocks(Int.max) == Int.max)
     }
 }
