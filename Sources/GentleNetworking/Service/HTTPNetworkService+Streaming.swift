@@ -159,6 +159,13 @@ extension HTTPNetworkService {
                 !$0.key.equalsIgnoringASCIICase("Accept") && !$0.key.equalsIgnoringASCIICase("Last-Event-ID")
             }
             headers["Accept"] = "text/event-stream"
+            // An event stream is never answered from a cache (WHATWG: cache mode "no-store"):
+            // a URLCache on Apple platforms could keep a finished stream that a careless server
+            // sent with `max-age` and replay it on every reconnect, as progress each time. Kept
+            // when the endpoint sets its own.
+            if !headers.keys.contains(where: { $0.equalsIgnoringASCIICase("Cache-Control") }) {
+                headers["Cache-Control"] = "no-cache"
+            }
             if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
             return try await service.stream(to: EventSourceEndpoint(base: endpoint, headers: headers), via: environment)
         }

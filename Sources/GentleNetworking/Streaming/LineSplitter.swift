@@ -1,8 +1,9 @@
 /// Splits a byte stream into UTF-8 lines, wherever the chunks break: a plain value (bytes in,
 /// lines out), so it is tested without I/O and shared by every transport.
 ///
-/// Lines end with `\n`, `\r\n` or `\r` (a `\r` at the end of a chunk waits for the next one to
-/// see whether a `\n` follows). The terminator is not part of the line. A line may be at most
+/// Lines end with `\n`, `\r\n` or `\r`. A line ending in `\r` comes out at once, even at the
+/// end of a chunk; a `\n` that starts the next chunk is then taken as the rest of that `\r\n`,
+/// not as an empty line. The terminator is not part of the line. A line may be at most
 /// ``maxLineBytes`` bytes: a longer one throws ``StreamingError/lineTooLong(limit:)`` as soon as
 /// the limit is passed, so memory stays bounded whatever the server sends.
 public struct LineSplitter: Sendable {

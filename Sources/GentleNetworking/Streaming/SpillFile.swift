@@ -82,10 +82,12 @@ final class SpillFile {
                 let position = (writeOffset + Int64(done)) % limit
                 let count = Int(min(Int64(bytes.count - done), limit - position))
                 let written = pwrite(descriptor, base + done, count, off_t(position))
-                if written < 0 {
-                    if errno == EINTR { continue }
+                // A write that takes nothing and reports no error would loop for ever: EIO.
+                if written <= 0 {
+                    let code = written < 0 ? errno : EIO
+                    if code == EINTR { continue }
                     throw TransportError(
-                        .other, url: nil, message: "Could not write a stream's unread bytes to disk (errno \(errno)).")
+                        .other, url: nil, message: "Could not write a stream's unread bytes to disk (errno \(code)).")
                 }
                 done += written
             }

@@ -76,9 +76,10 @@ package enum AtomicFile {
             var offset = 0
             while offset < bytes.count {
                 let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = Failure(operation: "write", path: temporaryPath, code: errno)
+                // A write that takes nothing and reports no error would loop for ever: EIO.
+                if written <= 0 {
+                    if written < 0, errno == EINTR { continue }
+                    failure = Failure(operation: "write", path: temporaryPath, code: written < 0 ? errno : EIO)
                     return
                 }
                 offset += written

@@ -54,6 +54,7 @@ struct EventSourceWireTests {
         #expect(header("last-event-id", 1) == "2")
         #expect(header("last-event-id", 2) == "4")
         #expect((0..<3).allSatisfy { header("accept", $0) == "text/event-stream" })
+        #expect((0..<3).allSatisfy { header("cache-control", $0) == "no-cache" }, "never answered from a cache")
         #expect((0..<3).allSatisfy { header("authorization", $0) == "Bearer tok" })
         // After the drop: the server's 600 ms; after the clean end: 600 ms again (progress was
         // made); each with the first reconnect's spread, 0.5 × the backoff's 0.5 s.

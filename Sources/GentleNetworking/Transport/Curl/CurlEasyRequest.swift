@@ -574,8 +574,9 @@
                 var offset = 0
                 while offset < bytes.count {
                     let written = write(descriptor, base + offset, bytes.count - offset)
-                    if written < 0 {
-                        let code = errno
+                    // A write that takes nothing and reports no error would loop for ever: EIO.
+                    if written <= 0 {
+                        let code = written < 0 ? errno : EIO
                         if code == EINTR { continue }
                         // The download's own code reports it as the `CocoaError` of a file write.
                         let error = TransportError(
