@@ -43,6 +43,11 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// `store` when it is the in-memory store: read and renewed without an actor hop.
     private let memoryStore: InMemoryETagStore?
 
+    /// Whether `store` is a ``DiskETagStore``, whose read of an entry marks it recently used:
+    /// a 304 that renews nothing but the entry's `Date` does not write it again (a 20 MB entry
+    /// polled every few seconds was rewritten and synced to disk on each 304).
+    private let storeTouchesOnRead: Bool
+
     /// The request headers whose values identify the caller, lowercased: each one the request
     /// carries is hashed into the cache key. Always holds ``alwaysKeyedCredentialHeaders``.
     public let credentialHeaders: Set<String>
@@ -64,6 +69,7 @@ public struct ETagTransport: HTTPTransportProtocol {
         self.innerExchange = InnerTransport(inner)
         self.store = store
         self.memoryStore = store as? InMemoryETagStore
+        self.storeTouchesOnRead = store is DiskETagStore
         self.credentialHeaders = Self.normalized(credentialHeaders)
         self.varyAllowed = Self.varyHeaders(keying: self.credentialHeaders)
     }
@@ -405,11 +411,23 @@ public struct ETagTransport: HTTPTransportProtocol {
             || (revalidated.etag != cached.etag && !Self.isUsableETag(revalidated.etag))
         {
             await removeEntry(for: key)
-        } else {
+        } else if !(storeTouchesOnRead && Self.renewsOnlyDate(cached, revalidated)) {
             await storeEntry(revalidated, for: key)
         }
         ExchangeRecorder.note(.servedFromCache)
         return revalidated
+    }
+
+    /// Whether `renewed` is `entry` with nothing changed but its `Date` field (any spelling) and
+    /// ``CachedResponse/storedAt``: the same status, tag, URL and other fields (a renewal never
+    /// changes the body, which is not compared: 20 MB, each time).
+    static func renewsOnlyDate(_ entry: CachedResponse, _ renewed: CachedResponse) -> Bool {
+        guard entry.statusCode == renewed.statusCode, entry.etag == renewed.etag, entry.url == renewed.url
+        else { return false }
+        func withoutDate(_ headers: [String: String]) -> [String: String] {
+            headers.filter { !$0.key.equalsIgnoringASCIICase("Date") }
+        }
+        return withoutDate(entry.headers) == withoutDate(renewed.headers)
     }
 
     /// The 2xx statuses whose body is a whole representation, which a 304 may later stand for:

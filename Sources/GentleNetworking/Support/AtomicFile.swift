@@ -113,6 +113,18 @@ package enum AtomicFile {
             unlink(temporaryPath)
             throw failure
         }
+        syncDirectory(of: path)
+    }
+
+    /// Flushes the directory holding `path`, so a rename into it survives a power loss (the
+    /// file's own `fsync` does not cover its directory entry: a saved credential could come back
+    /// as the one before). Best effort: the file is in place whatever this returns.
+    static func syncDirectory(of path: String) {
+        let parent = (path as NSString).deletingLastPathComponent
+        let descriptor = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
     }
 
     /// Moves the file at `source` to `path`, replacing what is there in one step, as

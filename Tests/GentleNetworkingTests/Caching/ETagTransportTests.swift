@@ -132,6 +132,60 @@ struct ETagTransportTests {
     }
 }
 
+@Suite("ETagTransport over a DiskETagStore: a 304 that renews only the Date writes nothing")
+struct ETagDiskRenewalTests {
+    /// The inode of the one entry file in `directory`: a rewrite (a new file renamed in place)
+    /// changes it; a read, which only touches the file's time, does not.
+    static func entryInode(in directory: URL) throws -> (count: Int, inode: UInt64) {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".etag") }
+        var info = stat()
+        guard let name = names.first, lstat(directory.appendingPathComponent(name).path, &info) == 0 else {
+            return (names.count, 0)
+        }
+        return (names.count, UInt64(info.st_ino))
+    }
+
+    @Test("Three 304s with new Dates: the entry file is the same; a 304 with a new field: rewritten; each served fresh")
+    func onlyDateNotRewritten() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let count = Locked(0)
+        server.route("GET", "/doc") { request in
+            let number = count.increment()
+            let date = "Sun, 06 Dec 2026 10:00:0\(number) GMT"
+            guard request.header("If-None-Match") == "\"v1\"" else {
+                return LoopbackResponse.json(#"{"id":1}"#).adding(header: "ETag", "\"v1\"").adding(header: "Date", date)
+            }
+            let notModified = LoopbackResponse.status(304).adding(header: "ETag", "\"v1\"").adding(header: "Date", date)
+            return number == 5 ? notModified.adding(header: "X-Version", "2") : notModified
+        }
+        let directory = makeTemporaryDirectory().appendingPathComponent("etags")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let transport = ETagTransport(
+            inner: URLSessionTransport(session: makeIsolatedSession()), store: DiskETagStore(directory: directory))
+        let request = URLRequest(url: server.url("/doc"))
+        _ = try await transport.data(for: request)
+        let written = try Self.entryInode(in: directory)
+        #expect(written.count == 1)
+        for number in 2...4 {
+            let (body, response) = try await transport.data(for: request)
+            #expect(response.statusCode == 200 && body == Data(#"{"id":1}"#.utf8))
+            #expect(response.value(forHTTPHeaderField: "Date") == "Sun, 06 Dec 2026 10:00:0\(number) GMT")
+            #expect(try Self.entryInode(in: directory) == written, "304 number \(number - 1) rewrote the entry")
+        }
+        let (_, changed) = try await transport.data(for: request)
+        #expect(changed.value(forHTTPHeaderField: "X-Version") == "2")
+        let rewritten = try Self.entryInode(in: directory)
+        #expect(rewritten.count == 1 && rewritten.inode != written.inode, "a 304 with a new field is kept")
+        #expect(server.requests(path: "/doc").count == 5)
+        // The next transport (a restart) reads the renewed entry: the new field is there.
+        let restarted = ETagTransport(
+            inner: URLSessionTransport(session: makeIsolatedSession()), store: DiskETagStore(directory: directory))
+        let (_, again) = try await restarted.data(for: request)
+        #expect(again.value(forHTTPHeaderField: "X-Version") == "2")
+    }
+}
+
 @Suite("ETagTransport against nginx")
 struct ETagNginxTests {
     @Test("nginx's own ETag is revalidated: 304 in its access log, identical body, then a change is seen")
