@@ -156,6 +156,12 @@ public struct FileCredentialStore: Sendable {
             throw CredentialStoreError(
                 .insecurePermissions, path: filePath, message: "The credentials path is not a regular file.")
         }
+        // As for the directory: a file this user did not write (put there by someone who could)
+        // is not read as this user's credentials.
+        guard info.st_uid == geteuid() else {
+            throw CredentialStoreError(
+                .insecurePermissions, path: filePath, message: "The credentials file is owned by another user.")
+        }
         if info.st_mode & 0o077 != 0 {
             throw CredentialStoreError(
                 .insecurePermissions, path: filePath,

@@ -82,6 +82,19 @@ struct CredentialFilePermissionTests {
         #expect { try store.setValue("new", for: "token") } throws: { Self.isInsecurePermissions($0) }
     }
 
+    @Test("A credentials file owned by another user is refused", .enabled(if: getuid() == 0, "needs root to chown"))
+    func foreignFileOwnerIsRefused() throws {
+        let root = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let directory = root.appendingPathComponent("gn")
+        try FileCredentialStore(directory: directory).setValue("perm-secret", for: "token")
+        #expect(chown(directory.appendingPathComponent("credentials.json").path, 65534, 65534) == 0)
+
+        #expect { try FileCredentialStore(directory: directory).value(for: "token") } throws: {
+            Self.isInsecurePermissions($0)
+        }
+    }
+
     @Test("A credentials file that is a symbolic link is not followed, for reading or writing")
     func symbolicLinkIsRefused() throws {
         let root = makeTemporaryDirectory()
