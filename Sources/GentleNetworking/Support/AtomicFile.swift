@@ -63,9 +63,12 @@ package enum AtomicFile {
     /// given, as ``write(_:to:mode:)`` does: for content made piece by piece (a HAR file's
     /// entries) without a copy of the whole in memory. Parts under 64 KiB are gathered into
     /// writes of up to that size; larger ones are written as they are. After a failed write the
-    /// rest of the parts is ignored, the temporary file removed and the failure thrown.
+    /// rest of the parts is ignored, the temporary file removed and the failure thrown; so is a
+    /// failure `completing` returns once the parts are written (the producer's own, such as a
+    /// source it could not read), and the file at `path` is then left as it was.
     package static func write(
-        to path: String, mode: mode_t, parts: ((UnsafeRawBufferPointer) -> Void) -> Void
+        to path: String, mode: mode_t, parts: ((UnsafeRawBufferPointer) -> Void) -> Void,
+        completing producerFailure: () -> Failure? = { nil }
     ) throws(Failure) {
         let temporaryPath = temporaryPath(for: path)
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
@@ -102,6 +105,8 @@ package enum AtomicFile {
             }
         }
         flush()
+        // The producer's own failure (a source it could not read) keeps the old file too.
+        if failure == nil, let failed = producerFailure() { failure = failed }
         if failure == nil, fsync(descriptor) != 0 {
             failure = Failure(operation: "fsync", path: temporaryPath, code: errno)
         }
@@ -130,23 +135,31 @@ package enum AtomicFile {
     /// Moves the file at `source` to `path`, replacing what is there in one step, as
     /// ``write(_:to:mode:)`` does: a file, or a symbolic link itself (not its target); never a
     /// directory (`EISDIR`). Nothing at `path` is removed first, so a failed move leaves it as
-    /// it was. Across file systems (`EXDEV`), the file is copied beside `path` first, then
-    /// renamed; `source` is left to its owner then.
+    /// it was. Across file systems (`EXDEV`), the file is copied beside `path` as
+    /// ``write(to:mode:parts:)`` writes (created 0600, exclusively, never through a link; synced),
+    /// then renamed; `source` is left to its owner then. A copy that fails reports its own
+    /// `errno` (a full disk is `ENOSPC`, not `EIO`).
     package static func move(_ source: String, replacing path: String) throws(Failure) {
         if rename(source, path) == 0 { return }
         let code = errno
         guard code == EXDEV else { throw Failure(operation: "rename", path: path, code: code) }
-        let temporaryPath = temporaryPath(for: path)
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: temporaryPath)
-        } catch {
-            unlink(temporaryPath)
-            throw Failure(operation: "copy", path: temporaryPath, code: EIO)
-        }
-        guard rename(temporaryPath, path) == 0 else {
-            let failure = Failure(operation: "rename", path: path, code: errno)
-            unlink(temporaryPath)
-            throw failure
+        let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw Failure(operation: "open", path: source, code: errno) }
+        defer { close(input) }
+        var readFailure: Failure?
+        var buffer = [UInt8](repeating: 0, count: gatherBytes)
+        try write(to: path, mode: 0o600) { emit in
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    if count < 0 { readFailure = Failure(operation: "read", path: source, code: errno) }
+                    return
+                }
+                buffer.withUnsafeBytes { emit(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            }
+        } completing: {
+            readFailure
         }
     }
 

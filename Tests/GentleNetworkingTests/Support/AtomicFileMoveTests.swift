@@ -51,4 +51,38 @@ struct AtomicFileMoveTests {
         }
         #expect(try String(contentsOfFile: destination, encoding: .utf8) == "old")
     }
+
+    @Test(
+        "Across file systems (tmpfs to /tmp): copied as a new 0600 file, synced, renamed; an unreadable source keeps the old"
+    )
+    func acrossFileSystems() throws {
+        var shm = stat()
+        try #require(stat("/dev/shm", &shm) == 0, "the test needs tmpfs at /dev/shm, another file system than /tmp")
+        let other = URL(fileURLWithPath: "/dev/shm/gentle-move-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: other) }
+        let directory = try makeScratchDirectory("atomic-move")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var local = stat()
+        #expect(stat(directory.path, &local) == 0 && local.st_dev != shm.st_dev, "two file systems")
+
+        let source = other.appendingPathComponent("download.tmp").path
+        let body = patternBytes(300_000, multiplier: 7)
+        try body.write(to: URL(fileURLWithPath: source))
+        #expect(chmod(source, 0o644) == 0)
+        let destination = directory.appendingPathComponent("file.bin").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: destination))
+        try AtomicFile.move(source, replacing: destination)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == body)
+        var info = stat()
+        #expect(lstat(destination, &info) == 0 && info.st_mode & 0o777 == 0o600, "not the source's 0644")
+        #expect(FileManager.default.fileExists(atPath: source), "the source is left to its owner")
+
+        // A source that cannot be read (a directory): the old file stays, nothing is left beside it.
+        let unreadable = other.appendingPathComponent("folder").path
+        try FileManager.default.createDirectory(atPath: unreadable, withIntermediateDirectories: false)
+        #expect(throws: AtomicFile.Failure.self) { try AtomicFile.move(unreadable, replacing: destination) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == body)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["file.bin"])
+    }
 }
