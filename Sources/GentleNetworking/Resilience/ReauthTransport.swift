@@ -131,7 +131,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         // The auth service's header is a credential: no redirect to another origin carries it.
         try await Origin.withCredentialHeader(authService.headerField) {
-            try await send(request, exchange: { try await inner.data(for: $0) }, drain: { $0 })
+            try await send(request, exchange: { try await inner.data(for: $0) }, drain: { ($0, $0) })
         }
     }
 
@@ -139,7 +139,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// asks for it).
     func deferredData(for request: URLRequest) async throws -> (Data, DeferredResponse) {
         try await Origin.withCredentialHeader(authService.headerField) {
-            try await send(request, exchange: { try await innerExchange.deferredExchange($0) }, drain: { $0 })
+            try await send(request, exchange: { try await innerExchange.deferredExchange($0) }, drain: { ($0, $0) })
         }
     }
 
@@ -152,16 +152,21 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 request, exchange: { try await inner.stream(for: $0) },
                 drain: { stream in
                     defer { stream.cancel() }
-                    return (try? await stream.collect(maxBytes: 64 << 10)) ?? Data()
+                    // What was read stands in for the stream, should the 401 be returned.
+                    let data = (try? await stream.collect(maxBytes: 64 << 10)) ?? Data()
+                    return (data, HTTPByteStream.single(data))
                 })
         }
     }
 
-    /// The 401 handling of every entry point; `drain` reads a 401's body (and ends it). Only a
-    /// 401 is built (a deferred response stays unbuilt otherwise).
+    /// The 401 handling of every entry point; `drain` reads a 401's body (and ends it), and
+    /// returns it with what stands in for the body if the 401 is returned after all (a stream
+    /// over the bytes read, for a stream: the drained one was returned, its body lost and
+    /// throwing `CancellationError`). Only a 401 is built (a deferred response stays unbuilt
+    /// otherwise).
     private func send<Body, Response: ExchangeResponse>(
         _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
-        drain: (Body) async -> Data
+        drain: (Body) async -> (data: Data, replacement: Body)
     ) async throws -> (Body, Response) {
         // A body stream can be read once: read into memory first (as every transport does, at
         // most `RequestBodyStream.maxBytes`), it is sent whole on the retry after a refresh too.
@@ -190,7 +195,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
         // is the refresh's failure: waiting for the refresh in flight would wait for itself until
         // the refresh timeout.
         if Self.refreshing == ObjectIdentifier(coordinator) { return (body, exchanged) }
-        let data = await drain(body)
+        let (data, drained) = await drain(body)
         // Cancelled while the 401 came in or its body was read: no refresh for a caller that
         // has gone (a stream's drain swallows the cancellation).
         try Task.checkCancellation()
@@ -241,7 +246,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
             // Possibly the caller's own credential (a partner's key, a login's Basic
             // credentials): ours must not replace it, least of all on a request for another
             // origin.
-            return (body, exchanged)
+            return (drained, exchanged)
         }
         try Task.checkCancellation()
         let retried = try await authorized(unauthenticated)

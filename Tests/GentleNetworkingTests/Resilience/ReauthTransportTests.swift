@@ -156,6 +156,24 @@ struct ReauthTransportTests {
         #expect(api.dataRequests.map(\.bearerToken) == ["t0"])
     }
 
+    @Test(
+        "stream(for:): that 401 comes back with its body readable (the stream read for the check was returned, cancelled)"
+    )
+    func callersOwnTokenStream() async throws {
+        let api = try AuthAPI()
+        defer { api.server.shutdown() }
+        let stack = makeStack(api, token: "t1")
+        var own = URLRequest(url: api.server.url("/data"))
+        own.setValue("Bearer t0", forHTTPHeaderField: "Authorization")
+        let (expected, _) = try await stack.reauth.data(for: own)
+        let (stream, response) = try await stack.reauth.stream(for: own)
+        #expect(response.statusCode == 401)
+        let body = try await stream.collect(maxBytes: 1 << 20)
+        #expect(!body.isEmpty && body == expected, "\(String(decoding: body, as: UTF8.self))")
+        #expect(api.refreshCount == 0)
+        #expect(api.dataRequests.map(\.bearerToken) == ["t0", "t0"])
+    }
+
     @Test("A refresh that renews the session and keeps the token: each later expiry refreshes again")
     func sameTokenRenewal() async throws {
         let api = try AuthAPI(keepsToken: true)
