@@ -314,7 +314,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     }
 
     /// Sends `urlRequest` with the session's credentials (when `request` uses the session and
-    /// goes to its base's origin); on a 401, refreshes them once (shared with every concurrent
+    /// goes to the configuration's base path's origin: a request's own base path elsewhere, an
+    /// S3 bucket's, gets them no more than the configuration's credential headers); on a 401, refreshes them once (shared with every concurrent
     /// 401, through the core's `RefreshCoordinatorState` and its loop guard) and sends once more.
     /// `configuration` is the one `urlRequest` was built with: its base path decides the origin
     /// the credentials may go to, whatever the manager is configured with meanwhile.
@@ -323,7 +324,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         send: (URLRequest) async throws -> (Value, URLResponse)
     ) async throws -> (Value, URLResponse) {
         guard request.usesSession, let sessionManager = self.sessionManager,
-            Self.sessionCovers(urlRequest.url, base: request.basePath ?? configuration.basePath)
+            Self.sessionCovers(urlRequest.url, base: configuration.basePath)
         else { return try await send(urlRequest) }
         // Read before the credentials are applied: a refresh that ends in between counts as one
         // this request may not have seen. A failed one then costs at worst a refresh; one that

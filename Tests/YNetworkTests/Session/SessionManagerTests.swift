@@ -347,7 +347,16 @@ struct SessionManagerTests {
         let _: User = try await manager.submit(Absolute(url: elsewhere.url("/me").absoluteString))
     }
 
-    @Test("Session credentials go only to the base path's origin: an absolute path elsewhere gets none")
+    /// `GET /me` under a base path of the request's own (an S3 bucket's, a partner API's).
+    private struct OtherBase: NetworkRequest {
+        let base: String
+        var basePath: PathRepresentable? { base }
+        var path: PathRepresentable { "me" }
+    }
+
+    @Test(
+        "Session credentials go only to the configuration's base path's origin: an absolute path or a request's own base elsewhere gets none"
+    )
     func credentialsStayWithOrigin() async throws {
         let (api, elsewhere) = try Self.twoOrigins()
         defer {
@@ -357,9 +366,14 @@ struct SessionManagerTests {
         let manager = makeManager(server: api, sessionManager: TokenSession(token: "secret-token", refreshDelay: 0))
 
         try await Self.getMe(with: manager, from: api, elsewhere)
+        // The configuration's other credential headers were already held back from such a
+        // request; the session's went.
+        let _: User = try await manager.submit(OtherBase(base: elsewhere.baseURL.absoluteString))
+        // A request's own base at the configuration's origin is the same origin: it gets them.
+        let _: User = try await manager.submit(OtherBase(base: api.baseURL.absoluteString))
 
-        #expect(api.requests(path: "/me").map(\.bearerToken) == ["secret-token", "secret-token"])
-        #expect(elsewhere.requests(path: "/me").count == 1)
+        #expect(api.requests(path: "/me").map(\.bearerToken) == ["secret-token", "secret-token", "secret-token"])
+        #expect(elsewhere.requests(path: "/me").count == 2)
         #expect(elsewhere.requests(path: "/me").allSatisfy { $0.header("Authorization") == nil })
     }
 
@@ -381,11 +395,6 @@ struct SessionManagerTests {
 
         try await Self.getMe(with: manager, from: api, elsewhere)
         // A request whose own base path is elsewhere (an S3 bucket) gets none of them either.
-        struct OtherBase: NetworkRequest {
-            let base: String
-            var basePath: PathRepresentable? { base }
-            var path: PathRepresentable { "me" }
-        }
         let _: User = try await manager.submit(OtherBase(base: elsewhere.baseURL.absoluteString))
 
         let atAPI = api.requests(path: "/me")
