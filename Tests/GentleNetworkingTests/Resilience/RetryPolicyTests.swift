@@ -83,6 +83,8 @@ struct RetryPolicyTests {
                 previousDelay: nil, randomUnit: 0, now: now) == .retry(after: 90))
         #expect(RetryAfter.delay(from: "Tuesday, 14-Nov-23 22:13:40 GMT", now: now) == 20)
         #expect(RetryAfter.delay(from: "Tue Nov 14 22:13:40 2023", now: now) == 20)
+        // asctime pads a one-digit day with a space (RFC 9110 §5.6.7: `Nov  6`).
+        #expect(RetryAfter.httpDate("Sun Nov  6 08:49:37 1994") == Date(timeIntervalSince1970: 784_111_777))
     }
 
     @Test("Gives up after maxRetries")
