@@ -74,11 +74,14 @@ public struct RefreshCoordinatorState: Sendable {
     /// retired or issued), and is not `vouchedFor`, is ``Action/notIssued``: the caller's own,
     /// or one the app replaced by itself (a new login while the request was in flight), which
     /// this state cannot tell apart. A vouched-for credential is handled as before: it joins a
-    /// refresh in flight, or is retried with the current one.
+    /// refresh in flight, or is retried with the current one. A retired credential joins a
+    /// refresh in flight too, and is otherwise retried with the current one.
     public mutating func unauthorized(
         sent: String, current: String?, sentAtEpoch: Int? = nil, now: Date, vouchedFor: Bool = false
     ) -> Action {
-        if retired.contains(sent) { return .retryWithCurrentCredentials }
+        // Retired, and its successor being refreshed away from meanwhile: retried now, it would
+        // go with that one and get a 401 returned; it waits for the refresh instead.
+        if retired.contains(sent) { return refreshingFrom != nil ? .joinRefresh : .retryWithCurrentCredentials }
         guard vouchedFor || sent == current || sent == refreshingFrom || issued[sent] != nil else { return .notIssued }
         if refreshingFrom != nil { return .joinRefresh }
         if let current, current != sent { return .retryWithCurrentCredentials }

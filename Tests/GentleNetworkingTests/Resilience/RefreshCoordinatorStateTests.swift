@@ -33,6 +33,20 @@ struct RefreshCoordinatorStateTests {
         #expect(state.refreshStarts.count == 1)
     }
 
+    @Test("A late 401 for a retired credential while its successor is being refreshed joins that refresh")
+    func retiredDuringRefresh() {
+        var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
+        #expect(state.unauthorized(sent: "A", current: "A", now: t0) == .startRefresh)
+        state.refreshSucceeded(newCredential: "B")
+        #expect(state.unauthorized(sent: "B", current: "B", now: t0) == .startRefresh)
+        // Retried with the current one now, it would go with B, itself being refreshed away
+        // from, and its 401 would be returned: it waits for C instead.
+        #expect(state.unauthorized(sent: "A", current: "B", now: t0) == .joinRefresh)
+        state.refreshSucceeded(newCredential: "C")
+        #expect(state.unauthorized(sent: "A", current: "C", now: t0) == .retryWithCurrentCredentials)
+        #expect(state.refreshStarts.count == 2)
+    }
+
     @Test("A credential the state has not seen is not ours, during a refresh too; ours join it")
     func notIssuedDuringRefresh() {
         var state = RefreshCoordinatorState(maxRefreshes: 3, window: 60)
