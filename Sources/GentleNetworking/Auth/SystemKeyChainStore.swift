@@ -111,7 +111,8 @@ public final class SystemKeyChainStore: KeyChainStoreProtocol {
         guard service.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") }) else {
             return service + "/" + key
         }
-        let escaped = service.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        let escaped = service.replacingOccurrences(of: "%", with: "%25", options: .literal).replacingOccurrences(
+            of: "/", with: "%2F", options: .literal)
         return escaped + "/" + key
     }
 

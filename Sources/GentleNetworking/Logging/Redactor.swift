@@ -448,9 +448,11 @@ package enum Redactor {
                 $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
             }) {
                 values.insert(
-                    value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                        .replacingOccurrences(of: "/", with: "\\/"))
-                values.insert(value.replacingOccurrences(of: "/", with: "\\/"))
+                    value.replacingOccurrences(of: "\\", with: "\\\\", options: .literal).replacingOccurrences(
+                        of: "\"", with: "\\\"", options: .literal
+                    )
+                    .replacingOccurrences(of: "/", with: "\\/", options: .literal))
+                values.insert(value.replacingOccurrences(of: "/", with: "\\/", options: .literal))
             }
         }
         if values.isEmpty { return [] }
@@ -466,7 +468,7 @@ package enum Redactor {
         if secrets.count > 16 { return scrubInOnePass(text, secrets: secrets) }
         var result = text
         for secret in secrets where contains(result, secret) {
-            result = result.replacingOccurrences(of: secret, with: placeholder)
+            result = result.replacingOccurrences(of: secret, with: placeholder, options: .literal)
         }
         return result
     }
@@ -516,7 +518,7 @@ package enum Redactor {
         }
         var result = changed ? String(decoding: output, as: UTF8.self) : text
         for secret in short where contains(result, secret) {
-            result = result.replacingOccurrences(of: secret, with: placeholder)
+            result = result.replacingOccurrences(of: secret, with: placeholder, options: .literal)
         }
         return result
     }

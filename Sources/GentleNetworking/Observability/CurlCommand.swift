@@ -227,17 +227,20 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         if hasControlCharacters(argument) {
             return "\"$(printf '%b' '" + printfEscaped(Data(argument.utf8)) + "')\""
         }
-        return "'" + argument.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return "'" + argument.replacingOccurrences(of: "'", with: #"'\''"#, options: .literal) + "'"
     }
 
     /// `bytes` for `printf '%b'` inside single quotes: printable ASCII as it is, every other
-    /// byte (and `\` and `'`) as `\0` and three octal digits, so any byte, NUL included,
-    /// comes out as it went in.
+    /// byte (and `\`, `'` and `!`) as `\0` and three octal digits, so any byte, NUL included,
+    /// comes out as it went in. `!` too: the form sits in double quotes, where an interactive
+    /// shell with history expansion may read `!x` as an earlier command line.
     static func printfEscaped(_ bytes: Data) -> String {
         var result = ""
         result.reserveCapacity(bytes.count)
         for byte in bytes {
-            if (0x20...0x7E).contains(byte), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "'") {
+            if (0x20...0x7E).contains(byte), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "'"),
+                byte != UInt8(ascii: "!")
+            {
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 result += "\\0" + String(byte, radix: 8).leftPadded(to: 3)

@@ -477,7 +477,7 @@ public final class HARRecorder: NetworkLogger, Sendable {
         return query.split(separator: "&").prefix(256).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decoded(_ text: Substring?) -> String {
-                let raw = String(text ?? "").replacingOccurrences(of: "+", with: " ")
+                let raw = String(text ?? "").replacingOccurrences(of: "+", with: " ", options: .literal)
                 return raw.removingPercentEncoding ?? raw
             }
             return .nameValue(decoded(parts.first), decoded(parts.count > 1 ? parts[1] : nil))

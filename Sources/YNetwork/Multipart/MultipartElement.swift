@@ -78,14 +78,20 @@ public enum MultipartElement: Sendable {
     /// took `name="field\"` as an escaped quote, and what followed (`; filename="; name=admin"`)
     /// as parameters of its own, where one that does not saw a file named `; name=admin`.
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "%5C").replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
-            .replacingOccurrences(of: "\0", with: "%00")
+        text.replacingOccurrences(of: "\\", with: "%5C", options: .literal).replacingOccurrences(
+            of: "\"", with: "%22", options: .literal
+        )
+        .replacingOccurrences(of: "\r", with: "%0D", options: .literal).replacingOccurrences(
+            of: "\n", with: "%0A", options: .literal
+        )
+        .replacingOccurrences(of: "\0", with: "%00", options: .literal)
     }
 
     /// A header value with CR, LF and NUL removed.
     static func headerSafe(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: "")
-            .replacingOccurrences(of: "\0", with: "")
+        text.replacingOccurrences(of: "\r", with: "", options: .literal).replacingOccurrences(
+            of: "\n", with: "", options: .literal
+        )
+        .replacingOccurrences(of: "\0", with: "", options: .literal)
     }
 }

@@ -33,7 +33,9 @@ public enum RequestContentType: Sendable, Equatable {
     static func parameterValue(_ value: String) -> String {
         let isToken = !value.isEmpty && value.utf8.allSatisfy { RequestValidator.isTokenByte($0) }
         if isToken { return value }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\""
+            + value.replacingOccurrences(of: "\\", with: "\\\\", options: .literal).replacingOccurrences(
+                of: "\"", with: "\\\"", options: .literal)
             + "\""
     }
 

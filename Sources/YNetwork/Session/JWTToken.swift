@@ -121,7 +121,8 @@ public struct JWTToken: JWTTokenRepresentable, Equatable {
     /// its indentation); any other character outside base64url is an error.
     private static func decodePart(_ part: Substring) throws -> Data {
         let compact = part.filter { $0 != " " && $0 != "\t" && $0 != "\n" && $0 != "\r" && $0 != "\r\n" }
-        var base64 = compact.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = compact.replacingOccurrences(of: "-", with: "+", options: .literal).replacingOccurrences(
+            of: "_", with: "/", options: .literal)
         let remainder = base64.count % 4
         if remainder == 1 { throw JWTDecodeError.invalidBase64(String(part)) }
         if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }

@@ -104,6 +104,21 @@ struct RedactorTests {
         #expect(Redactor.scrub(text, secrets: few) == "a <redacted>xyz b <redacted> c <redacted>z d é-<redacted>")
     }
 
+    @Test("A secret followed by a combining mark is scrubbed (its bytes are gone), with few secrets or many")
+    func combiningMarkAfterSecret() {
+        // Foundation's default search takes `f` + U+0301 as one character: it found no
+        // `tok-abcdef` in `tok-abcdef\u{301}`, though the bytes are there, and kept them.
+        func hasBytes(_ text: String, _ secret: String) -> Bool {
+            Data(text.utf8).range(of: Data(secret.utf8)) != nil
+        }
+        let text = #"{"echo":"tok-abcdef\#u{301}","short":"k9\#u{301}"}"#
+        let few = ["tok-abcdef"]
+        let many = ["tok-abcdef", "k9"] + (0..<20).map { "unused-secret-\($0)" }
+        #expect(!hasBytes(Redactor.scrub(text, secrets: few), "tok-abcdef"))
+        let scrubbed = Redactor.scrub(text, secrets: many)
+        #expect(!hasBytes(scrubbed, "tok-abcdef") && !hasBytes(scrubbed, "k9"), "\(scrubbed)")
+    }
+
     @Test("A hostile Refresh, Link or Location of 1 MiB is redacted in linear time, without recursion")
     func urlHeaderBounded() async {
         // `0url=` repeated: every level of the old recursion matched again (20,000 levels for

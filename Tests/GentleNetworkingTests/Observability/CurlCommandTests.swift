@@ -109,6 +109,9 @@ struct CurlCommandTests {
         let payloads = [
             "a'; touch \(marker.path); echo '", "$(touch \(marker.path))", "`touch \(marker.path)`",
             "x\ttab\u{1}", "\"; touch \(marker.path); \"", "\\'\\''", "é ü 😀",
+            // A combining mark after the quote: Foundation's default search treats `'` + U+0301
+            // as one character and replaced nothing, closing the quote for the shell.
+            "a'\u{301}; touch \(marker.path); #", "x\t'\u{301}!y",
         ]
         for payload in payloads {
             let quoted = CurlCommand.quoted(payload)

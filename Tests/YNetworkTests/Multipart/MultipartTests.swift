@@ -62,6 +62,32 @@ struct MultipartTests {
                 == #"form-data; name="field%5C"; filename="; name=admin; x=.txt""#)
     }
 
+    @Test("A quote, CR or LF followed by a combining mark is escaped too: on the wire the part has its one header")
+    func combiningMarkAfterDelimiter() async throws {
+        // Foundation's default search reads `"` + U+0301 (or CR + U+0301) as one character and
+        // replaced none of them: the file name ended its quotes, or its header line.
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in .json(#"{"id":1,"name":"ok"}"#) }
+        let fileName = "a\"\u{301}; name=\"admin\u{301}\r\u{301}\nX-Injected: 1.txt"
+        let form = MultipartForm(
+            parts: [
+                "doc\"\u{301}": .file(
+                    info: MultipartFileInfo(
+                        fileName: fileName, data: Data("x".utf8), mimeType: "text/plain\r\u{301}\nX: 2"))
+            ],
+            boundary: "test-boundary-789")
+        let _: User = try await makeManager(server: server).submit(Upload(multipart: form))
+        let received = try #require(server.requests(path: "/upload").first)
+        let parts = try #require(parseMultipart(received.body, boundary: "test-boundary-789"))
+        #expect(parts.count == 1)
+        #expect(parts.first?.headers["x-injected"] == nil && parts.first?.headers["x"] == nil)
+        let disposition = try #require(parts.first?.headers["content-disposition"])
+        // Two quoted values, each with its quotes only: four `"` bytes in all.
+        #expect(disposition.utf8.filter { $0 == UInt8(ascii: "\"") }.count == 4, "\(disposition)")
+        #expect(MultipartElement.headerSafe("a\r\u{301}\n\u{301}b").utf8.allSatisfy { $0 != 0x0D && $0 != 0x0A })
+    }
+
     @Test("Up to 10 MiB the body is built in memory; above, it is written to a temporary file, removed after")
     func streamingThreshold() throws {
         let small = try makePatternFile(size: 1 << 20)
