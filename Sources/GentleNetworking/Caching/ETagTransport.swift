@@ -477,14 +477,19 @@ public struct ETagTransport: HTTPTransportProtocol {
     /// server's `abc123`) is kept when it has no comma or quote.
     static func isUsableETag(_ etag: String) -> Bool {
         guard etag.utf8.count <= maxETagBytes, RequestValidator.isValidHeaderValue(etag) else { return false }
-        var tag = Substring(etag.trimmingCharacters(in: .whitespaces))
-        if tag.hasPrefix("W/") || tag.hasPrefix("w/") { tag = tag.dropFirst(2) }
-        guard !tag.isEmpty, tag != "*" else { return false }
-        if tag.first == "\"" {
+        // By bytes: compared as `Character`s, a quote or comma followed by a combining mark
+        // (`"a"\u{301}, "\u{301}b"`, a list) is another character and went unseen.
+        var tag = Array(etag.utf8)[...]
+        while let first = tag.first, first == 0x20 || first == 0x09 { tag.removeFirst() }
+        while let last = tag.last, last == 0x20 || last == 0x09 { tag.removeLast() }
+        if tag.starts(with: "W/".utf8) || tag.starts(with: "w/".utf8) { tag = tag.dropFirst(2) }
+        let quote = UInt8(ascii: "\"")
+        guard !tag.isEmpty, tag != [UInt8(ascii: "*")] else { return false }
+        if tag.first == quote {
             // A quoted tag: one pair of quotes, around everything.
-            return tag.count >= 2 && tag.last == "\"" && !tag.dropFirst().dropLast().contains("\"")
+            return tag.count >= 2 && tag.last == quote && !tag.dropFirst().dropLast().contains(quote)
         }
-        return !tag.contains(",") && !tag.contains("\"")
+        return !tag.contains(UInt8(ascii: ",")) && !tag.contains(quote)
     }
 
     /// The response headers kept in an entry: all but those that may carry a credential, by the

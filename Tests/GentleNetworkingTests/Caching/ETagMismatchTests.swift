@@ -268,3 +268,23 @@ struct ETagNotModifiedEdgeTests {
         #expect(server.requests(path: "/doc").isEmpty)
     }
 }
+
+@Suite("Which ETags are kept and sent back: one tag, by its bytes")
+struct UsableETagTests {
+    @Test(
+        "One strong or weak tag, or a lax unquoted one; never a list, *, or a quote or comma hidden by a combining mark"
+    )
+    func usable() {
+        for etag in ["\"abc\"", "W/\"abc\"", " \"abc\" ", "abc123", "\"\"", "\"é\""] {
+            #expect(ETagTransport.isUsableETag(etag), "\(etag)")
+        }
+        // As `Character`s, `"` + U+0301 is no quote and `,` + U+0301 no comma: these were lists
+        // or broken quotes that passed.
+        for etag in [
+            "\"a\", \"b\"", "*", "", "W/", "\"a", "a,b", "a\"b", "\"a\"\u{301}, \"\u{301}b\"", "a,\u{301}b",
+            "a\"\u{301}b", "\"a\"\u{301}",
+        ] {
+            #expect(!ETagTransport.isUsableETag(etag), "\(etag)")
+        }
+    }
+}
