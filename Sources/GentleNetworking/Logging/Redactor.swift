@@ -19,7 +19,8 @@ package enum Redactor {
         "credential", "session", "sessid", "signature", "cookie", "code_verifier", "assertion", "jwt",
         "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "authkey", "auth_key",
         "auth-key", "subscription-key", "subscription_key", "functions-key", "passcode", "mfa_code", "mfa-code",
-        "otp_code", "otp-code",
+        "otp_code", "otp-code", "device_code", "device-code", "auth_code", "auth-code", "sms_code", "sms-code",
+        "hmac",
     ]
     /// Names that are secrets only as a whole word (`sid` is in `inside`, `sig` in `signal`,
     /// `pass` in `passenger`): `sig` is an Azure shared-access signature, a bearer credential in

@@ -187,7 +187,9 @@ struct RedactionGapTests {
         request.setValue("text/plain", forHTTPHeaderField: "Accept")
         let text = try Self.observed(
             request, headers: ["Location": "myapp://cb?code=loc-SEKRIT&state=xyz"],
-            responseBody: #"{"refresh":"eyJ-r-SEKRIT","access":"eyJ-a-SEKRIT","passcode":"p-SEKRIT","code":404}"#)
+            responseBody:
+                #"{"refresh":"eyJ-r-SEKRIT","access":"eyJ-a-SEKRIT","passcode":"p-SEKRIT","code":404,"device_code":"d-SEKRIT","auth_code":"c-SEKRIT","sms_code":"s-SEKRIT","hmac":"h-SEKRIT"}"#
+        )
         #expect(!text.contains("SEKRIT"), "\(text)")
         // `code` in JSON is an error's, kept; the state of an OAuth redirect is not a secret.
         #expect(text.contains("404") && text.contains("state=xyz"))
