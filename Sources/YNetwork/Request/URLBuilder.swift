@@ -90,7 +90,7 @@ open class URLBuilder: @unchecked Sendable {
     /// space or `ç` in it made corelibs re-encode the whole text, `%` included, so the
     /// parameters appended next arrived encoded twice (`new%2520york`).
     static func encodedAbsolute(_ path: String) -> String {
-        guard let separator = path.range(of: "://") else { return path }
+        guard let separator = path.range(of: "://", options: .literal) else { return path }
         let rest = path[separator.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         var tail = rest[authorityEnd...]

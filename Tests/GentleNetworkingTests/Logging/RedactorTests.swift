@@ -119,6 +119,17 @@ struct RedactorTests {
         #expect(!hasBytes(scrubbed, "tok-abcdef") && !hasBytes(scrubbed, "k9"), "\(scrubbed)")
     }
 
+    @Test("A combining mark after `://`, `=` or `;` does not hide a URL, a form or a path parameter")
+    func combiningMarkAfterDelimiters() {
+        func hasSecret(_ text: String) -> Bool { Data(text.utf8).range(of: Data("SEKRIT".utf8)) != nil }
+        // As characters, `/` + U+0301 is no `/`, and `=` + U+0301 no `=`.
+        #expect(!hasSecret(Redactor.redactingURLs(in: "at https://\u{301}h.example/cb?client_secret=SEKRIT now")))
+        let form = "password=\u{301}SEKRIT"
+        #expect(Redactor.looksLikeForm(form, bytes: form.utf8))
+        #expect(!hasSecret(Redactor.redactForm(form)))
+        #expect(!hasSecret(Redactor.redactPathParameters("https://h.example/app;jsessionid=\u{301}SEKRIT/x")))
+    }
+
     @Test("A hostile Refresh, Link or Location of 1 MiB is redacted in linear time, without recursion")
     func urlHeaderBounded() async {
         // `0url=` repeated: every level of the old recursion matched again (20,000 levels for
