@@ -658,6 +658,14 @@ final class SessionCall: NSObject, URLSessionDataDelegate, DeadlineWatched, Send
 
     // MARK: Checks
 
+    /// Whether `response`'s head passes the checks this call makes of it (``check(_:)``): the
+    /// cookie jar stores nothing from a head the call then fails (at most 256 fields by default,
+    /// but a head over the limits had its cookies stored before).
+    func acceptsHead(_ response: URLResponse) -> Bool {
+        guard let http = response as? HTTPURLResponse else { return true }
+        return check(http) == nil
+    }
+
     /// The response head's framing and size, checked before the body is accepted.
     private func check(_ response: HTTPURLResponse) -> TransportError? {
         if response.statusCode < 200 {

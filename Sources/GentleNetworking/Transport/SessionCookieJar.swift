@@ -50,7 +50,10 @@ import Foundation
         /// §5.7); without a `Path` a cookie gets the request's directory (``defaultPath(for:)``);
         /// a `Domain` that is the host and a public suffix
         /// (`s3.amazonaws.com` from itself) makes a host-only cookie (RFC 6265 §5.3 step 5).
-        func store(from response: URLResponse) {
+        ///
+        /// `acceptsHead` is asked once, only when the response sets a cookie: a head the
+        /// transport then refuses (over its field or byte limits, bad framing) stores nothing.
+        func store(from response: URLResponse, acceptsHead: () -> Bool = { true }) {
             guard let storage, let response = response as? HTTPURLResponse, let url = response.url,
                 let host = url.host?.lowercased()
             else { return }
@@ -60,7 +63,7 @@ import Foundation
                 guard let key = key as? String, key.equalsIgnoringASCIICase("set-cookie") else { return nil }
                 return value as? String
             }.flatMap(Self.splitCookies).filter(Self.isParsable)
-            guard !fields.isEmpty else { return }
+            guard !fields.isEmpty, acceptsHead() else { return }
             let now = Date()
             let secure = url.scheme?.lowercased() == "https"
             // One look at the storage per response, kept current here: reading `cookies` copies

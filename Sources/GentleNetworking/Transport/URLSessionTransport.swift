@@ -427,7 +427,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             let storedAlready = storedRedirects.withLock {
                 $0.removeValue(forKey: dataTask.taskIdentifier) === response
             }
-            if !storedAlready, call.request.httpShouldHandleCookies { cookies.store(from: response) }
+            if !storedAlready, call.request.httpShouldHandleCookies {
+                cookies.store(from: response) { call.acceptsHead(response) }
+            }
             answered.withLock { _ = $0.insert(dataTask.taskIdentifier) }
             call.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
         }
@@ -451,13 +453,13 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             // end, a response's cookies could replace newer ones another request stored since.
             let wasAnswered = answered.withLock { $0.remove(task.taskIdentifier) != nil }
             let storedRedirect = storedRedirects.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+            let call = calls.withLock { $0.removeValue(forKey: task.taskIdentifier) }
             if !wasAnswered, let response = task.response as? HTTPURLResponse,
                 (300..<400).contains(response.statusCode), storedRedirect !== response,
                 task.originalRequest?.httpShouldHandleCookies != false
             {
-                cookies.store(from: response)
+                cookies.store(from: response) { call?.acceptsHead(response) ?? true }
             }
-            let call = calls.withLock { $0.removeValue(forKey: task.taskIdentifier) }
             call?.urlSession(session, task: task, didCompleteWithError: error)
         }
 
@@ -471,7 +473,7 @@ public final class URLSessionTransport: HTTPTransportProtocol {
             }
             // A request that handles no cookies (`httpShouldHandleCookies`) neither sends nor
             // stores them, on any hop.
-            if call.request.httpShouldHandleCookies { cookies.store(from: response) }
+            if call.request.httpShouldHandleCookies { cookies.store(from: response) { call.acceptsHead(response) } }
             storedRedirects.withLock { $0[task.taskIdentifier] = response }
             // The hop corelibs follows gets the stored cookies for its own URL (corelibs adds
             // none to it), after the caller's own `Cookie` where that survived the redirect.

@@ -401,6 +401,29 @@ import Testing
             #expect(stored().count == 50 && stored().contains { $0.name == p + "late" })
         }
 
+        @Test("A head over the field limit is refused and its cookies are not stored; within it, they are")
+        func refusedHeadStoresNothing() async throws {
+            let server = try LoopbackServer()
+            defer { server.shutdown() }
+            let p = "gn\(UInt32.random(in: 0...UInt32.max))"
+            server.route("GET", "/flood") { _ in
+                LoopbackResponse(
+                    headers: [("Set-Cookie", "\(p)flood=1; Path=/")] + (0..<300).map { ("X-F\($0)", "v") },
+                    body: Data("ok".utf8))
+            }
+            server.route("GET", "/fine") { _ in
+                LoopbackResponse(headers: [("Set-Cookie", "\(p)fine=1; Path=/")], body: Data("ok".utf8))
+            }
+            let (transport, storage) = try Self.transportAndStorage()
+            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            await #expect {
+                _ = try await transport.data(for: URLRequest(url: server.url("/flood")))
+            } throws: { ($0 as? TransportError)?.code == .responseTooLarge }
+            _ = try await transport.data(for: URLRequest(url: server.url("/fine")))
+            #expect(server.requests(path: "/flood").count == 1)
+            #expect((storage.cookies ?? []).filter { $0.name.hasPrefix(p) }.map(\.name) == [p + "fine"])
+        }
+
         @Test("A cookie a 302 sets is sent on the hop it leads to")
         func redirectHopCarriesItsCookie() async throws {
             let server = try LoopbackServer()
