@@ -275,6 +275,10 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
             do {
                 request = try await authService.authorize(request)
             } catch {
+                // A caller cancelled while its credentials were fetched (a keychain actor, a
+                // token service over the network) gets `CancellationError`, as from every other
+                // step; wrapped as `.authorizationFailed`, an app could sign the user out.
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
                 throw NetworkError.authorizationFailure(error, url: request.url)
             }
         }

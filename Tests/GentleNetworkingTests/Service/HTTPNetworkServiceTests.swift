@@ -243,6 +243,42 @@ struct HTTPNetworkServiceTests {
         #expect(transport.receivedRequests.isEmpty)
     }
 
+    @Test(
+        "Cancelled while the auth service fetches the token: CancellationError (not .authorizationFailed), nothing sent",
+        arguments: [false, true])
+    func cancelledDuringAuthorization(throwsURLError: Bool) async {
+        /// Fetches its token slowly (a token service over the network); cancelled, it throws what
+        /// its waiting throws: `CancellationError`, or a URL loading system's `URLError.cancelled`.
+        struct SlowAuth: AuthServiceProtocol {
+            let throwsURLError: Bool
+            let started: Locked<Bool>
+            func loadAccessToken() async throws -> String? {
+                started.withLock { $0 = true }
+                do {
+                    try await Task.sleep(nanoseconds: 120_000_000_000)
+                } catch {
+                    if throwsURLError { throw URLError(.cancelled) }
+                    throw error
+                }
+                return "late"
+            }
+            func saveAccessToken(_ token: String) async throws {}
+            func deleteAccessToken() async throws {}
+        }
+        let started = Locked(false)
+        let transport = CannedResponseTransport(string: "{}")
+        let service = HTTPNetworkService(
+            transport: transport, authService: SlowAuth(throwsURLError: throwsURLError, started: started))
+        let environment = self.environment
+        let task = Task {
+            try await service.requestVoid(to: Endpoint(path: "/x", method: .get, requiresAuth: true), via: environment)
+        }
+        while !started.withLock({ $0 }) { await Task.yield() }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(transport.receivedRequests.isEmpty)
+    }
+
     @Test("The logger sees request and response with credentials redacted")
     func logsRedacted() async throws {
         let logger = RecordingLogger()
