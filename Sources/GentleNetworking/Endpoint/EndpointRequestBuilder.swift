@@ -52,7 +52,8 @@ public struct EndpointRequestBuilder: Sendable {
             } catch {
                 throw NetworkError(
                     .encodingFailed,
-                    message: "The body of \(endpoint.method.rawValue) \(endpoint.path) could not be encoded.",
+                    message:
+                        "The body of \(endpoint.method.rawValue) \(PrintableText.escaping(endpoint.path)) could not be encoded.",
                     url: url,
                     underlyingError: error
                 )
@@ -115,7 +116,9 @@ public struct EndpointRequestBuilder: Sendable {
         if let query, !query.isEmpty { queryParts.append(query.map(Self.encode).joined(separator: "&")) }
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
         guard let url = URL(string: text) else {
-            throw NetworkError(.invalidURL, message: "Could not form a URL from \(Redactor.url(base)) and \(path).")
+            throw NetworkError(
+                .invalidURL,
+                message: "Could not form a URL from \(Redactor.url(base)) and \(PrintableText.escaping(path)).")
         }
         return url
     }

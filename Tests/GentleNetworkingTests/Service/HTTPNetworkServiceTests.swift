@@ -279,6 +279,22 @@ struct HTTPNetworkServiceTests {
         #expect(transport.receivedRequests.isEmpty)
     }
 
+    @Test("A body that cannot be encoded: the error names the path on one printable line (a path with CR/LF)")
+    func encodingErrorPathEscaped() async {
+        let transport = CannedResponseTransport(string: "{}")
+        let service = HTTPNetworkService(transport: transport, authService: InMemoryAuthService())
+        let endpoint = Endpoint(
+            path: "/x\r\nX-Forged: 1", method: .post, body: ["v": EndpointAnyEncodable(Double.nan)])
+        await #expect {
+            try await service.requestVoid(to: endpoint, via: environment)
+        } throws: { error in
+            guard let error = error as? NetworkError else { return false }
+            return !error.message.contains { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+                && error.message.contains("X-Forged")
+        }
+        #expect(transport.receivedRequests.isEmpty)
+    }
+
     @Test("The logger sees request and response with credentials redacted")
     func logsRedacted() async throws {
         let logger = RecordingLogger()
