@@ -75,63 +75,61 @@ import Foundation
                 // before `b =2`, which ``splitCookies(_:)`` leaves alone), the field's `Path` and
                 // `Max-Age`, read below, would be applied to each. None of them is kept.
                 let parsed = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": field], for: url)
-                guard parsed.count == 1 else {
+                guard parsed.count == 1, let received = parsed.first else {
                     considered += parsed.count
                     continue
                 }
-                for received in parsed {
-                    considered += 1
-                    guard considered <= Self.maxCookiesPerResponse else { return }
-                    guard received.name.utf8.count + received.value.utf8.count <= Self.maxCookieBytes,
-                        Self.isAcceptable(received, from: url, host: host)
-                    else { continue }
-                    var changes: [HTTPCookiePropertyKey: String] = [:]
-                    if received.domain.hasPrefix("."), received.domain.dropFirst().lowercased() == host,
-                        PublicSuffixList.isPublicSuffix(host)
-                    {
-                        changes[.domain] = host
-                    }
-                    if !Self.hasPathAttribute(field) { changes[.path] = Self.defaultPath(for: url) }
-                    let maxAge = Self.maxAge(in: field)
-                    var expires: Date?
-                    if let maxAge { expires = now.addingTimeInterval(Double(maxAge)) }
-                    guard let cookie = Self.rebuilt(received, changing: changes, expires: expires),
-                        Self.keepsNamePrefixPromise(cookie, overHTTPS: secure)
-                    else { continue }
-                    // RFC 6265bis §5.7: over plain http, no cookie that a stored `Secure` one of
-                    // the same name could be confused with: overlapping domains, and a path at
-                    // or below the stored one's (`Path=/sub` would be sent first to `/sub` and
-                    // shadow it).
-                    if !secure,
-                        stored.contains(where: { stored in
-                            stored.isSecure && stored.name == cookie.name
-                                && Self.domainsOverlap(stored.domain, cookie.domain)
-                                && Self.pathMatches(stored.path, path: cookie.path)
-                        })
-                    {
-                        continue
-                    }
-                    let same = { (other: HTTPCookie) in
-                        other.name == cookie.name && other.domain == cookie.domain && other.path == cookie.path
-                    }
-                    if let maxAge, maxAge <= 0 {
-                        // Deleted: the stored cookie of the same name, domain and path goes.
-                        for old in stored where same(old) { storage.deleteCookie(old) }
-                        stored.removeAll(where: same)
-                        continue
-                    }
-                    if !stored.contains(where: same) {
-                        // A new cookie (a replacement always goes in) within the limits: a
-                        // response cannot grow the store, or crowd out a domain's, without end.
-                        let domain = cookie.domain.lowercased()
-                        guard stored.count < Self.maxStoredCookies,
-                            stored.lazy.filter({ $0.domain.lowercased() == domain }).count < Self.maxCookiesPerDomain
-                        else { continue }
-                    }
-                    storage.setCookie(cookie)
-                    stored.removeAll(where: same)
-                    stored.append(cookie)
+                considered += 1
+                guard considered <= Self.maxCookiesPerResponse else { return }
+                guard received.name.utf8.count + received.value.utf8.count <= Self.maxCookieBytes,
+                    Self.isAcceptable(received, from: url, host: host)
+                else { continue }
+                var changes: [HTTPCookiePropertyKey: String] = [:]
+                if received.domain.hasPrefix("."), received.domain.dropFirst().lowercased() == host,
+                    PublicSuffixList.isPublicSuffix(host)
+                {
+                    changes[.domain] = host
                 }
+                if !Self.hasPathAttribute(field) { changes[.path] = Self.defaultPath(for: url) }
+                let maxAge = Self.maxAge(in: field)
+                var expires: Date?
+                if let maxAge { expires = now.addingTimeInterval(Double(maxAge)) }
+                guard let cookie = Self.rebuilt(received, changing: changes, expires: expires),
+                    Self.keepsNamePrefixPromise(cookie, overHTTPS: secure)
+                else { continue }
+                // RFC 6265bis §5.7: over plain http, no cookie that a stored `Secure` one of
+                // the same name could be confused with: overlapping domains, and a path at
+                // or below the stored one's (`Path=/sub` would be sent first to `/sub` and
+                // shadow it).
+                if !secure,
+                    stored.contains(where: { stored in
+                        stored.isSecure && stored.name == cookie.name
+                            && Self.domainsOverlap(stored.domain, cookie.domain)
+                            && Self.pathMatches(stored.path, path: cookie.path)
+                    })
+                {
+                    continue
+                }
+                let same = { (other: HTTPCookie) in
+                    other.name == cookie.name && other.domain == cookie.domain && other.path == cookie.path
+                }
+                if let maxAge, maxAge <= 0 {
+                    // Deleted: the stored cookie of the same name, domain and path goes.
+                    for old in stored where same(old) { storage.deleteCookie(old) }
+                    stored.removeAll(where: same)
+                    continue
+                }
+                if !stored.contains(where: same) {
+                    // A new cookie (a replacement always goes in) within the limits: a
+                    // response cannot grow the store, or crowd out a domain's, without end.
+                    let domain = cookie.domain.lowercased()
+                    guard stored.count < Self.maxStoredCookies,
+                        stored.lazy.filter({ $0.domain.lowercased() == domain }).count < Self.maxCookiesPerDomain
+                    else { continue }
+                }
+                storage.setCookie(cookie)
+                stored.removeAll(where: same)
+                stored.append(cookie)
             }
         }
 
