@@ -98,6 +98,11 @@ import Testing
             return (URLSessionTransport(session: URLSession(configuration: configuration)), storage)
         }
 
+        /// Removes the cookies a test stored: their names start with its `prefix`.
+        private static func removeCookies(prefixed prefix: String, from storage: HTTPCookieStorage) {
+            for made in storage.cookies ?? [] where made.name.hasPrefix(prefix) { storage.deleteCookie(made) }
+        }
+
         /// The names in a `Cookie` field that start with `prefix`, in order, without it.
         private static func names(in field: String?, prefix: String) -> [String] {
             (field ?? "").split(separator: ";").compactMap { pair in
@@ -180,7 +185,7 @@ import Testing
             // Longer paths first; `/api` does not path-match `/apiary`.
             #expect(Self.names(in: orders, prefix: p) == ["api", "root"], "\(orders ?? "none")")
             #expect(Self.names(in: server.requests(path: "/apiary").first?.header("Cookie"), prefix: p) == ["root"])
-            for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) }
+            Self.removeCookies(prefixed: p, from: storage)
         }
 
         @Test("A Path ending in / matches that path; plain http neither replaces nor deletes a Secure cookie")
@@ -204,7 +209,7 @@ import Testing
                 ]))
             storage.setCookie(app)
             storage.setCookie(token)
-            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             // `URL.path` is `/app` for `/app/`: the cookie for `/app/` was not sent to it.
             _ = try await transport.data(for: URLRequest(url: server.url("/app/")))
             #expect(Self.names(in: server.requests(path: "/app/").first?.header("Cookie"), prefix: p) == ["app"])
@@ -235,7 +240,7 @@ import Testing
                     .name: p + "token", .value: "good", .domain: "127.0.0.1", .path: "/", .secure: "TRUE",
                 ]))
             storage.setCookie(token)
-            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             _ = try await transport.data(for: URLRequest(url: server.url("/sub/set")))
             let stored = (storage.cookies ?? []).filter { $0.name.hasPrefix(p) }
             #expect(stored.filter { $0.name == p + "token" }.map(\.value) == ["good"], "\(stored)")
@@ -337,7 +342,7 @@ import Testing
         func fieldOfTwoCookies() throws {
             let (jar, storage) = try Self.jarAndStorage()
             let p = "gn\(UInt32.random(in: 0...UInt32.max))"
-            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             jar.store(from: try Self.response("https://example.com/x/y", setting: "\(p)a=1; Path=/x"))
             jar.store(
                 from: try Self.response("https://example.com/x/y", setting: "\(p)a=2; Path=/x, \(p)b =2; Max-Age=0"))
@@ -349,7 +354,7 @@ import Testing
         func sendingOrder() throws {
             let (jar, storage) = try Self.jarAndStorage()
             let p = "gn\(UInt32.random(in: 0...UInt32.max))"
-            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             let names = ["z", "a", "m", "b", "q", "c"]
             for name in names {
                 jar.store(from: try Self.response("https://example.com/", setting: "\(p)\(name)=1; Path=/"))
@@ -379,7 +384,7 @@ import Testing
             let (jar, storage) = try Self.jarAndStorage()
             let p = "gn\(UInt32.random(in: 0...UInt32.max))"
             let host = "\(p).example"
-            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             func stored() -> [HTTPCookie] { (storage.cookies ?? []).filter { $0.name.hasPrefix(p) } }
             // One cookie over 4,096 bytes of name and value; one just at it.
             let big = String(repeating: "v", count: 4096 - (p.count + 3))
@@ -415,7 +420,7 @@ import Testing
                 LoopbackResponse(headers: [("Set-Cookie", "\(p)fine=1; Path=/")], body: Data("ok".utf8))
             }
             let (transport, storage) = try Self.transportAndStorage()
-            defer { for made in storage.cookies ?? [] where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             await #expect {
                 _ = try await transport.data(for: URLRequest(url: server.url("/flood")))
             } throws: { ($0 as? TransportError)?.code == .responseTooLarge }
@@ -459,7 +464,7 @@ import Testing
                 server.route("GET", path) { _ in .text("ok") }
             }
             let (transport, storage) = try Self.transportAndStorage()
-            defer { for made in (storage.cookies ?? []) where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             _ = try await transport.data(for: URLRequest(url: server.url("/app/login")))
             var sent: [String: Set<String>] = [:]
             for path in ["/app", "/app/x", "/other", "/application"] {
@@ -489,7 +494,7 @@ import Testing
             server.route("GET", "/landing") { _ in .text("ok") }
             server.route("GET", "/echo") { _ in .text("ok") }
             let (transport, storage) = try Self.transportAndStorage()
-            defer { for made in (storage.cookies ?? []) where made.name.hasPrefix(p) { storage.deleteCookie(made) } }
+            defer { Self.removeCookies(prefixed: p, from: storage) }
             for path in ["/set", "/hop"] {
                 var request = URLRequest(url: server.url(path))
                 request.httpShouldHandleCookies = false
