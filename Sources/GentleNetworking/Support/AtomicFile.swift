@@ -15,6 +15,14 @@ package enum AtomicFile {
         let operation: String
         let path: String
         let code: Int32
+
+        /// A failure of `operation` on `path` with `errno` `code`.
+        package init(operation: String, path: String, code: Int32) {
+            self.operation = operation
+            self.path = path
+            self.code = code
+        }
+
         package var description: String {
             "\(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"
         }
@@ -65,9 +73,12 @@ package enum AtomicFile {
     /// writes of up to that size; larger ones are written as they are. After a failed write the
     /// rest of the parts is ignored, the temporary file removed and the failure thrown; so is a
     /// failure `completing` returns once the parts are written (the producer's own, such as a
-    /// source it could not read), and the file at `path` is then left as it was.
+    /// source it could not read), and the file at `path` is then left as it was. With `synced`
+    /// (the default) the file and its directory are flushed to disk before and after the rename;
+    /// without it (content that need not survive a power loss, such as a request body spooled
+    /// to disk) the rename alone keeps readers from seeing a mix.
     package static func write(
-        to path: String, mode: mode_t, parts: ((UnsafeRawBufferPointer) -> Void) -> Void,
+        to path: String, mode: mode_t, synced: Bool = true, parts: ((UnsafeRawBufferPointer) -> Void) -> Void,
         completing producerFailure: () -> Failure? = { nil }
     ) throws(Failure) {
         let temporaryPath = temporaryPath(for: path)
@@ -107,7 +118,7 @@ package enum AtomicFile {
         flush()
         // The producer's own failure (a source it could not read) keeps the old file too.
         if failure == nil, let failed = producerFailure() { failure = failed }
-        if failure == nil, fsync(descriptor) != 0 {
+        if failure == nil, synced, fsync(descriptor) != 0 {
             failure = Failure(operation: "fsync", path: temporaryPath, code: errno)
         }
         close(descriptor)
@@ -118,7 +129,7 @@ package enum AtomicFile {
             unlink(temporaryPath)
             throw failure
         }
-        syncDirectory(of: path)
+        if synced { syncDirectory(of: path) }
     }
 
     /// Flushes the directory holding `path`, so a rename into it survives a power loss (the

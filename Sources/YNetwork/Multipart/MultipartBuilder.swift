@@ -75,37 +75,51 @@ extension MultipartBuilder {
     /// Writes the body to the file at `destination` (replacing it), copying file parts from
     /// disk in 256 KiB chunks, so memory stays constant whatever the size.
     ///
+    /// The body is written to a new file beside `destination` (readable by its owner only from
+    /// its creation: the body may hold personal data), which replaces `destination` in one
+    /// rename once the whole body is written. Whatever fails (a part that cannot be read or that
+    /// holds the boundary, a full disk), the file at `destination` is left as it was and the
+    /// partial body removed. Only a regular file of this user's is replaced; a symbolic link,
+    /// FIFO or directory at `destination` is not touched. The new file is not synced to disk
+    /// (a request body, not a record to keep).
+    ///
     /// - Throws: ``MultipartError`` when the boundary is not valid
     ///   (``MultipartError/invalidBoundary(_:)``), a file cannot be read or is not a regular file,
     ///   a part holds the boundary (``MultipartError/boundaryInContent(part:)``), or the
     ///   destination cannot be written.
     public func writeBody(to destination: URL) throws {
-        // Owner-only from its creation: the body may hold personal data, and the temporary
-        // directory is shared (a file created open to others, then narrowed, can be opened by
-        // another user in between and read through that descriptor later). An existing file is
-        // narrowed before anything is written to it; a symbolic link is not followed.
         try BoundaryScanner.validate(boundary)
         guard let path = destination.localFilePath else { throw MultipartError.cannotWrite(destination) }
-        // Without waiting (a FIFO with no reader held the thread in open(2)) and without
-        // truncating: only a regular file of this user's is emptied and written (a hard link to
-        // another user's writable file was truncated before the mode change failed).
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-        guard descriptor >= 0 else { throw MultipartError.cannotWrite(destination) }
-        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        defer { try? output.close() }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(),
-            fchmod(descriptor, 0o600) == 0, ftruncate(descriptor, 0) == 0
-        else { throw MultipartError.cannotWrite(destination) }
-        // Back to blocking writes: a regular file never blocks, but a full write must not come
-        // back short with EAGAIN.
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        func write(_ data: Data) throws {
-            do { try output.write(contentsOf: data) } catch { throw MultipartError.cannotWrite(destination) }
+        // Only a regular file of this user's is replaced: anything else there (a FIFO, a
+        // directory, a link, another user's file) is refused before anything is written.
+        var existing = stat()
+        if lstat(path, &existing) == 0,
+            existing.st_mode & S_IFMT != S_IFREG || existing.st_uid != geteuid()
+        {
+            throw MultipartError.cannotWrite(destination)
         }
+        var failure: (any Error)?
+        do {
+            try AtomicFile.write(to: path, mode: 0o600, synced: false) { emit in
+                do {
+                    try writeParts { data in data.withUnsafeBytes(emit) }
+                } catch {
+                    failure = error
+                }
+            } completing: {
+                failure.map { _ in AtomicFile.Failure(operation: "write", path: path, code: EIO) }
+            }
+        } catch {
+            throw failure ?? MultipartError.cannotWrite(destination)
+        }
+    }
+
+    /// The body, handed to `write` piece by piece: file parts in chunks of up to 256 KiB, read
+    /// as they are written (see ``writeBody(to:)``).
+    private func writeParts(_ write: (Data) -> Void) throws {
         for name in parts.keys.sorted() {
             guard let part = parts[name] else { continue }
-            try write(Data("--\(boundary)\r\n".utf8))
+            write(Data("--\(boundary)\r\n".utf8))
             switch part {
             case .file(let info) where info.fileURL != nil:
                 // Only a regular file (opened without waiting, a symbolic link followed), and no
@@ -113,10 +127,10 @@ extension MultipartBuilder {
                 // thread in open(2), a file still growing grew the body with it.
                 guard let url = info.fileURL, let path = url.localFilePath,
                     let (descriptor, size) = try? RegularFile.opened(path, request: nil)
-                else { throw MultipartError.unreadableFile(info.fileURL ?? destination) }
+                else { throw MultipartError.unreadableFile(info.fileURL ?? URL(fileURLWithPath: "/")) }
                 let input = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                 defer { try? input.close() }
-                try write(Data(part.head(name: name).utf8))
+                write(Data(part.head(name: name).utf8))
                 var scanner = BoundaryScanner(boundary: boundary)
                 var left = size
                 while left > 0 {
@@ -126,19 +140,19 @@ extension MultipartBuilder {
                     }
                     guard let chunk, !chunk.isEmpty else { throw MultipartError.unreadableFile(url) }
                     guard !scanner.isFound(in: chunk) else { throw MultipartError.boundaryInContent(part: name) }
-                    try write(chunk)
+                    write(chunk)
                     left -= Int64(chunk.count)
                 }
-                try write(Data("\r\n".utf8))
+                write(Data("\r\n".utf8))
             default:
                 let content = try part.content()
                 guard !BoundaryScanner.contains(content, boundary: boundary) else {
                     throw MultipartError.boundaryInContent(part: name)
                 }
-                try write(Data(part.head(name: name).utf8) + content + Data("\r\n".utf8))
+                write(Data(part.head(name: name).utf8) + content + Data("\r\n".utf8))
             }
         }
-        try write(Data("--\(boundary)--\r\n".utf8))
+        write(Data("--\(boundary)--\r\n".utf8))
     }
 }
 

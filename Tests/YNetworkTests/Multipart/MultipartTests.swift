@@ -267,6 +267,45 @@ struct MultipartTests {
         #expect(written.count < 200 && String(decoding: written, as: UTF8.self).hasSuffix("--dest-boundary--\r\n"))
     }
 
+    @Test(
+        "writeBody(to:) that fails part-way (a later part holds the boundary, a file part is not a regular file) leaves the existing file as it was, and no partial body beside it"
+    )
+    func failedWriteBodyKeepsTheDestination() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yn-keep-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let destination = directory.appendingPathComponent("body")
+        let original = Data("the caller's file, kept whole".utf8)
+        let boundary = "keep-boundary"
+        // Parts go out in name order: "a" is written before "z" fails.
+        let forms: [(MultipartForm, MultipartError)] = [
+            (
+                MultipartForm(
+                    parts: ["a": .formField(value: "first"), "z": .formField(value: "x\r\n--\(boundary)\r\ny")],
+                    boundary: boundary),
+                .boundaryInContent(part: "z")
+            ),
+            (
+                MultipartForm(
+                    parts: [
+                        "a": .formField(value: "first"),
+                        "z": .file(info: MultipartFileInfo(fileName: "pipe", fileURL: fifo, mimeType: "text/plain")),
+                    ],
+                    boundary: boundary),
+                .unreadableFile(fifo)
+            ),
+        ]
+        for (form, expected) in forms {
+            try original.write(to: destination)
+            #expect(throws: expected) { try form.writeBody(to: destination) }
+            #expect(try Data(contentsOf: destination) == original)
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            #expect(names == ["body", "pipe"], "left beside the destination: \(names)")
+        }
+    }
+
     @Test("A file part given as a symbolic link sends the file it points to, at its size")
     func symbolicLinkPart() throws {
         let target = try makePatternFile(size: 50_000)
