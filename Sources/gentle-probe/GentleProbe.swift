@@ -14,7 +14,8 @@ import GentleNetworking
 /// With `persist-writer` as its first argument it is instead the writer of the kill -9 tests
 /// (see ``PersistenceWriter``); with `download-fsize`, a download under a file size limit (see
 /// ``DownloadUnderFileSizeLimit``); with `timeout`, one request with a session or request
-/// timeout corelibs could trap on (see ``TimeoutProbe``).
+/// timeout corelibs could trap on (see ``TimeoutProbe``); with `pinned-anchors`, one request
+/// through pinned certificates as the only trust anchors (see ``PinnedAnchorsProbe``).
 @main
 struct GentleProbe {
     struct Outcome: Encodable {
@@ -35,6 +36,9 @@ struct GentleProbe {
         }
         if arguments.count > 1, arguments[1] == "timeout" {
             await TimeoutProbe.run(Array(arguments.dropFirst(2)))
+        }
+        if arguments.count > 1, arguments[1] == "pinned-anchors" {
+            await PinnedAnchorsProbe.run(Array(arguments.dropFirst(2)))
         }
         guard arguments.count == 4, let url = URL(string: arguments[2]), let limit = Int64(arguments[3]) else {
             FileHandle.standardError.write(Data("usage: gentle-probe <curl|urlsession> <url> <max-body-bytes>\n".utf8))

@@ -83,7 +83,8 @@ struct TestPKI {
         return try run(binary, arguments)
     }
 
-    private func run(_ executable: String, _ arguments: [String]) throws -> String {
+    /// Runs `executable` in the PKI directory; its standard output and error, or a failure with them.
+    func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

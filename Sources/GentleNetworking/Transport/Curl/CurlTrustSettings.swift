@@ -22,6 +22,12 @@
                     guard let base = raw.baseAddress else { return }
                     try check(gn_easy_setopt_blob(handle, CURLOPT_CAINFO_BLOB, base, raw.count), "CAINFO_BLOB")
                 }
+                // The blob replaces libcurl's CA file only: its CA directory (Debian's libcurl is
+                // built with `/etc/ssl/certs`) was still searched, so any certificate a system
+                // root issued, for any host, passed as if pinned. No directory, no file: the
+                // anchors are the only ones.
+                try check(gn_easy_setopt_string(handle, CURLOPT_CAPATH, nil), "CAPATH")
+                try check(gn_easy_setopt_string(handle, CURLOPT_CAINFO, nil), "CAINFO")
             }
             if !pinnedKeyHashes.isEmpty {
                 let pins = pinnedKeyHashes.map { "sha256//" + $0.base64EncodedString() }.joined(separator: ";")
