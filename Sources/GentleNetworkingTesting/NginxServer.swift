@@ -66,9 +66,10 @@ public final class NginxServer: Sendable {
     ///   - serverName: The `server_name`, and the host in ``baseURL`` (`127.0.0.1` by default).
     ///   - gzip: Compress JSON and text responses (nginx then weakens their ETags); `false` by default.
     ///   - extraServerConfig: Extra directives inside the `server` block.
+    ///   - alsoIPv6: Listen on `[::1]` too, at the same port; `false` by default.
     public init(
         files: [String: Data] = [:], tls: TLS? = nil, serverName: String = "127.0.0.1", gzip: Bool = false,
-        extraServerConfig: String = ""
+        extraServerConfig: String = "", alsoIPv6: Bool = false
     ) throws {
         let candidates = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx", "/opt/homebrew/bin/nginx"]
         guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
@@ -84,7 +85,8 @@ public final class NginxServer: Sendable {
             try contents.write(to: url)
         }
         let port = try POSIXSocket.freeLoopbackPort()
-        let listen = tls == nil ? "127.0.0.1:\(port)" : "127.0.0.1:\(port) ssl http2"
+        let options = tls == nil ? "" : " ssl http2"
+        let listen = "127.0.0.1:\(port)\(options);" + (alsoIPv6 ? " listen [::1]:\(port)\(options);" : "")
         let tlsConfig =
             tls.map {
                 """
@@ -113,7 +115,7 @@ public final class NginxServer: Sendable {
                 gzip_min_length 0;
                 keepalive_requests 100000;
                 server {
-                    listen \(listen);
+                    listen \(listen)
                     server_name \(serverName);
                     root \(root.path);
                     \(tlsConfig)

@@ -1,16 +1,47 @@
 import Foundation
 
-/// How a pinned domain and a request's host are compared: lowercased, without one trailing dot.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How a pinned domain and a request's host are compared: lowercased, without one trailing dot,
+/// an IPv6 address in its one canonical spelling.
 ///
 /// `https://api.example.com./` names the same host as `https://api.example.com/`: libcurl and
 /// the system strip the dot for SNI and the certificate-name check. A lookup that kept it found
 /// no pins, and the connection got default validation only: pinning failed open for any
 /// certificate a trusted CA issued.
 package enum PinnedHost {
-    /// `host` as pins are keyed: lowercased, one trailing dot removed.
+    /// `host` as pins are keyed: lowercased, one trailing dot removed; an IPv6 address, with or
+    /// without brackets, as `inet_ntop` writes it (`[0:0::0001]` is `::1`).
+    ///
+    /// One IPv6 address has many spellings (`::1`, `0::1`, `::0001`, `0:0:0:0:0:0:0:1`) and a
+    /// URL's host keeps the one it was written with, while libcurl connects to the address:
+    /// pins for `::1` were skipped for `https://[0::1]/`, and a domain pinned as `[::1]` (the
+    /// brackets a URL writes) matched no request, since `URL.host` has none.
     package static func key(_ host: String) -> String {
+        if let address = canonicalIPv6(host) { return address }
         let lowered = host.lowercased()
         return lowered.hasSuffix(".") && lowered.count > 1 ? String(lowered.dropLast()) : lowered
+    }
+
+    /// `host` (bracketed or not) as `inet_ntop` writes it when it is an IPv6 address; `nil`
+    /// for anything else.
+    static func canonicalIPv6(_ host: String) -> String? {
+        guard host.utf8.contains(UInt8(ascii: ":")) else { return nil }
+        var bare = Substring(host)
+        if bare.utf8.first == UInt8(ascii: "["), bare.utf8.last == UInt8(ascii: "]") {
+            bare = bare.dropFirst().dropLast()
+        }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, String(bare), &address) == 1 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(INET6_ADDRSTRLEN)) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Whether `host` can be compared with pinned domains as text: ASCII letters, digits, `-`,

@@ -21,6 +21,18 @@ struct PinnedHostTests {
         #expect(PinnedHost.key("a..") == "a.")
     }
 
+    @Test("The key of an IPv6 address: its one canonical spelling, brackets or not")
+    func ipv6Key() {
+        for spelling in ["::1", "[::1]", "0::1", "[::0001]", "0:0:0:0:0:0:0:1", "[0000:0::0:1]"] {
+            #expect(PinnedHost.key(spelling) == "::1", "\(spelling)")
+        }
+        #expect(PinnedHost.key("[2001:DB8:0:0:0:0:0:A]") == "2001:db8::a")
+        // Not an address: left to the name rules (`isComparable` refuses the zone's `%`).
+        #expect(PinnedHost.key("fe80::1%eth0") == "fe80::1%eth0")
+        #expect(PinnedHost.key("[::1") == "[::1")
+        #expect(PinnedHost.key("127.0.0.1") == "127.0.0.1")
+    }
+
     #if canImport(CCurl)
         @Test("CurlTransport finds a host's pins with a trailing dot and in any case")
         func curlLookup() throws {

@@ -115,6 +115,45 @@ struct PinningTransportTests {
         await fixture.expectRejected(transport, .pinMismatch, trustError: .certificatePinningFailed(host: "localhost"))
     }
 
+    @Test(
+        "An IPv6 host matches its pins in any spelling: `::1` pins apply to `[0::1]` and `[::0001]`, and a domain pinned as `[::1]` applies"
+    )
+    func ipv6Spellings() async throws {
+        let pki = try await TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        let nginx = try NginxServer(
+            files: ["pinned.json": Data(#"{"id":1,"property":"pinned"}"#.utf8)],
+            tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost",
+            alsoIPv6: true)
+        defer { nginx.stop() }
+        let foreign = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.foreignPath))
+        let leaf = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.leafPath))
+        func get(_ transport: PinningTransport, _ host: String) async throws -> Data {
+            var request = URLRequest(url: try #require(URL(string: "https://\(host):\(nginx.port)/pinned.json")))
+            request.timeoutInterval = 10
+            return try await transport.data(for: request).0
+        }
+        // Pinned to a foreign key: every spelling of the address must meet the pin (before, the
+        // others got default validation only, here a .tlsFailure for the private CA).
+        let foreignPinned = PinningTransport(pinnedDomains: [
+            "::1": PublicKeyPinningEvaluator(pinnedKeyHashes: [foreign], performDefaultValidation: false)
+        ])
+        for host in ["[::1]", "[0::1]", "[::0001]", "[0:0:0:0:0:0:0:1]"] {
+            await #expect(throws: TransportError.self, "\(host)") {
+                do { _ = try await get(foreignPinned, host) } catch let error as TransportError {
+                    #expect(error.code == .pinMismatch, "\(host): \(error)")
+                    throw error
+                }
+            }
+        }
+        // Pinned as a URL writes it, with brackets, to the served key: it applies.
+        let bracketed = PinningTransport(pinnedDomains: [
+            "[0::1]": PublicKeyPinningEvaluator(pinnedKeyHashes: [leaf], performDefaultValidation: false)
+        ])
+        #expect(try await get(bracketed, "[::1]").count > 0)
+        #expect(await nginx.accessLog(atLeast: 1).count == 1, "only the pinned request reached nginx")
+    }
+
     @Test("Through HTTPNetworkService: a 2xx decodes, and a 404's error still carries the response's headers")
     func serviceStatusErrors() async throws {
         let fixture = try await Fixture()
