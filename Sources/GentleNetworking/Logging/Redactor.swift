@@ -208,7 +208,8 @@ package enum Redactor {
         else {
             return value
         }
-        if lowered.hasSuffix("authorization"), let space = value.firstIndex(of: " ") {
+        // The scheme ends at the first space byte (a mark after it cannot hide it).
+        if lowered.hasSuffix("authorization"), let space = value.utf8.firstIndex(of: UInt8(ascii: " ")) {
             return String(value[..<space]) + " " + placeholder
         }
         return placeholder
@@ -398,13 +399,15 @@ package enum Redactor {
             }
             let trimmed = value.trimmingCharacters(in: .whitespaces)
             values.insert(trimmed)
-            if let space = trimmed.firstIndex(of: " ") {
-                values.insert(String(trimmed[trimmed.index(after: space)...]).trimmingCharacters(in: .whitespaces))
+            // Split on bytes: a mark after a space, `;` or `=` joins it into one `Character`,
+            // and a cookie's value was then never scrubbed on its own.
+            if let space = trimmed.utf8.firstIndex(of: UInt8(ascii: " ")) {
+                values.insert(String(trimmed[trimmed.utf8.index(after: space)...]).trimmingCharacters(in: .whitespaces))
             }
             if name.equalsIgnoringASCIICase("cookie") {
-                for pair in trimmed.split(separator: ";") {
-                    let parts = pair.split(separator: "=", maxSplits: 1)
-                    if parts.count == 2 { values.insert(parts[1].trimmingCharacters(in: .whitespaces)) }
+                for pair in trimmed.utf8.split(separator: UInt8(ascii: ";")) {
+                    let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1)
+                    if parts.count == 2 { values.insert(Substring(parts[1]).trimmingCharacters(in: .whitespaces)) }
                 }
             }
         }
@@ -932,8 +935,13 @@ package enum Redactor {
 
     /// Redacts `name=value` pairs in a form or query string, separated by `&` or `;` (the older
     /// separator servers still accept: `?a=1;api_key=…`).
+    ///
+    /// Split on the `&` byte: a `Character` split missed an `&` that a combining mark after it,
+    /// or a prepended mark (U+0600) before it, joined into one character, and the secret after
+    /// it was shown as part of a harmless first pair (`note=hi\u{600}&password=…`).
     package static func redactForm(_ form: String) -> String {
-        form.split(separator: "&", omittingEmptySubsequences: false).map(redactFormPart).joined(separator: "&")
+        form.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
+            .map { redactFormPart(Substring($0)) }.joined(separator: "&")
     }
 
     /// One `&`-separated part of a form. Its pairs are read up to the first sensitive name, which

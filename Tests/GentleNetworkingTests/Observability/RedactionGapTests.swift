@@ -195,6 +195,34 @@ struct RedactionGapTests {
         #expect(text.contains("404") && text.contains("state=xyz"))
     }
 
+    @Test(
+        "A mark that joins an `&`, `;`, `=` or space into one character (U+0600 before, U+0301 or ZWJ after) hides no form field or cookie"
+    )
+    func joinedSeparators() throws {
+        func hasSecret(_ text: String) -> Bool { Data(text.utf8).range(of: Data("SEKRIT".utf8)) != nil }
+        // As characters, `hi` + U+0600 + `&` is `h`, `i`, `\u{600}&`: the form was one pair
+        // named `note`, and the password after it was shown.
+        for body in [
+            "note=hi\u{600}&password=f1-SEKRIT", "note=x\u{6DD}&access_token=f2-SEKRIT",
+            "a=1&\u{200D}password=f3-SEKRIT", "a=1&\u{301}client_secret=f4-SEKRIT",
+        ] {
+            let request = try Self.post(
+                "https://api.example.com/login", body: body, contentType: "application/x-www-form-urlencoded")
+            let text = try Self.observed(request, responseBody: "echo: " + body)
+            #expect(!hasSecret(text), "\(body.unicodeScalars.map { $0.escaped(asASCII: true) }.joined()): \(text)")
+            #expect(text.contains("note=") || text.contains("a=1"))
+        }
+        // A cookie after a joined `;`: its value, echoed alone by a server, is scrubbed too.
+        var request = URLRequest(url: try #require(URL(string: "https://api.example.com/me")))
+        request.setValue("theme=dark\u{600}; session=c-SEKRIT-0123456789", forHTTPHeaderField: "Cookie")
+        let text = try Self.observed(request, responseBody: #"{"debug":"c-SEKRIT-0123456789"}"#)
+        #expect(!hasSecret(text), "\(text)")
+        // An `Authorization` whose scheme is followed by a mark: the scheme is shown, the whole
+        // credential hidden (the space joined to the mark was skipped: `a` was shown).
+        let shown = Redactor.headerValue(name: "Authorization", value: "Basic\u{600} a b-SEKRIT")
+        #expect(shown == "Basic\u{600} <redacted>", "\(shown)")
+    }
+
     @Test("A secret after a ';' separator, in a query, a form or a path parameter, is redacted")
     func semicolons() throws {
         let request = try Self.post(
