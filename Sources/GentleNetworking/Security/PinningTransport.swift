@@ -104,8 +104,20 @@ public final class PinningTransport: HTTPTransportProtocol {
     /// configuration's request timeout when it keeps the default one.
     ///
     /// - Throws: ``TransportError`` (`.invalidRequest`, naming the header) for an additional
-    ///   header that is not a valid field: `setValue` would drop it without a word on Linux.
+    ///   header that is not a valid field: `setValue` would drop it without a word on Linux;
+    ///   (`.invalidRequest`, naming the host) for an `http` URL whose host is pinned.
     func prepared(_ request: URLRequest) throws(TransportError) -> URLRequest {
+        // A pinned host over plain http has no certificate to check: refused on every platform
+        // (on Linux each redirect hop is checked the same way by `CurlTransport`).
+        if let url = request.url, url.scheme?.equalsIgnoringASCIICase("http") == true, let host = url.host,
+            pinnedDomains.keys.contains(where: { PinnedHost.key($0) == PinnedHost.key(host) })
+        {
+            throw TransportError(
+                .invalidRequest, url: url,
+                message:
+                    "The host \(PrintableText.escaping(host)) is pinned, so it is only reached over https; "
+                    + "this request would have gone to it over plain http.")
+        }
         var request = request
         if let requestTimeout, request.timeoutInterval == URLRequest.defaultTimeout {
             request.timeoutInterval = requestTimeout

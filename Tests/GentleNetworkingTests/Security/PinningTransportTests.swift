@@ -154,6 +154,40 @@ struct PinningTransportTests {
         #expect(await nginx.accessLog(atLeast: 1).count == 1, "only the pinned request reached nginx")
     }
 
+    @Test("A pinned host is never reached over plain http: the request, or a redirect's hop to it, is .invalidRequest")
+    func pinnedHostOverPlainHTTP() async throws {
+        let pinnedServer = try LoopbackServer()
+        defer { pinnedServer.shutdown() }
+        pinnedServer.route(nil, "/x") { _ in .json(#"{"ok":true}"#) }
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": PublicKeyPinningEvaluator(
+                pinnedKeyHashes: [Data(repeating: 7, count: 32)], performDefaultValidation: false)
+        ])
+        var request = URLRequest(url: try #require(URL(string: "http://LocalHost:\(pinnedServer.port)/x")))
+        request.setValue("Bearer plain-SEKRIT", forHTTPHeaderField: "Authorization")
+        await #expect {
+            _ = try await transport.data(for: request)
+        } throws: { error in
+            (error as? TransportError)?.code == .invalidRequest
+                && (error as? TransportError)?.message.contains("pinned") == true
+        }
+        // A redirect from an unpinned host to the pinned one over http (Linux checks each hop).
+        #if canImport(CCurl)
+            let unpinned = try LoopbackServer()
+            defer { unpinned.shutdown() }
+            unpinned.route(nil, "/start") { _ in .redirect(to: "http://localhost:\(pinnedServer.port)/x") }
+            var start = URLRequest(url: unpinned.url("/start"))
+            start.setValue("Bearer plain-SEKRIT", forHTTPHeaderField: "Authorization")
+            await #expect {
+                _ = try await transport.data(for: start)
+            } throws: { error in
+                (error as? TransportError)?.code == .invalidRequest
+            }
+            #expect(unpinned.receivedRequests.count == 1)
+        #endif
+        #expect(pinnedServer.acceptedConnectionCount == 0, "nothing reached the pinned host")
+    }
+
     @Test("Through HTTPNetworkService: a 2xx decodes, and a 404's error still carries the response's headers")
     func serviceStatusErrors() async throws {
         let fixture = try await Fixture()

@@ -433,8 +433,8 @@
         /// The trust settings for `url`'s host, when it has any (pinning transports only: a plain
         /// transport has none, and skips reading the URL's host on every request).
         ///
-        /// - Throws: ``TransportError/Code/invalidRequest`` when some host is pinned and `url`'s host
-        ///   is not plain ASCII (``PinnedHost/isComparable(_:)``): libcurl maps such a host (a
+        /// - Throws: ``TransportError/Code/invalidRequest`` when `url` is not `https` and its host
+        ///   is pinned; when some host is pinned and `url`'s host is not plain ASCII (``PinnedHost/isComparable(_:)``): libcurl maps such a host (a
         ///   percent-encoded fullwidth dot, `api%EF%BC%8Eexample.com`) to `api.example.com` with
         ///   IDNA, while the lookup saw another name and found no pins, so the connection got
         ///   default validation only. Refused, it is never sent.
@@ -460,7 +460,17 @@
                         "The host \(PrintableText.escaping(host)) is an IPv4 address in a shorthand form, so it cannot be checked against the pinned hosts; "
                         + "write it as four decimal numbers.")
             }
-            return trustByHost[PinnedHost.key(host)]
+            guard let settings = trustByHost[PinnedHost.key(host)] else { return nil }
+            // Over http the settings mean nothing (libcurl ignores TLS options there): a pinned
+            // host's request, or a redirect's hop to it, went out in clear, credentials and all.
+            guard url?.scheme?.equalsIgnoringASCIICase("https") == true else {
+                throw TransportError(
+                    .invalidRequest, url: url,
+                    message:
+                        "The host \(PrintableText.escaping(host)) is pinned, so it is only reached over https; "
+                        + "this request (or redirect) would have gone to it over plain http.")
+            }
+            return settings
         }
 
         /// Whether `host` is not an IPv4 address in a form other than its canonical dotted quad
