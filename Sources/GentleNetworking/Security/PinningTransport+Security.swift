@@ -16,7 +16,7 @@
         ) -> any HTTPTransportProtocol {
             let evaluators: [String: any ServerTrustEvaluator]
             do {
-                evaluators = try PinnedHost.table(pinnedDomains)
+                evaluators = try checkedTable(pinnedDomains)
             } catch {
                 return FailingTransport(error: error)
             }

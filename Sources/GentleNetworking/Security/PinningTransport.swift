@@ -147,7 +147,7 @@ public final class PinningTransport: HTTPTransportProtocol {
             _ pinnedDomains: [String: any ServerTrustEvaluator], _ configuration: URLSessionConfiguration
         ) -> any HTTPTransportProtocol {
             do {
-                let trust = try PinnedHost.table(pinnedDomains).mapValues {
+                let trust = try checkedTable(pinnedDomains).mapValues {
                     CurlTrustSettings($0.requirements.enforced)
                 }
                 let settings = CurlTransport.Configuration(
@@ -173,6 +173,23 @@ public final class PinningTransport: HTTPTransportProtocol {
                 error: TransportError(.tlsFailure, url: nil, message: "TLS pinning is not available on this platform."))
         }
     #endif
+}
+
+extension PinningTransport {
+    /// `pinnedDomains` keyed as ``PinnedHost/table(_:)`` keys them, every evaluator's pins
+    /// checked (``ServerTrustRequirements/validate(forDomain:)``): what each platform builds on.
+    ///
+    /// - Throws: ``TransportError/Code/invalidRequest`` for two domains naming one host, a domain
+    ///   that is not plain ASCII, or a pin that could never match.
+    static func checkedTable(
+        _ pinnedDomains: [String: any ServerTrustEvaluator]
+    ) throws(TransportError) -> [String: any ServerTrustEvaluator] {
+        let table = try PinnedHost.table(pinnedDomains)
+        for (domain, evaluator) in table.sorted(by: { $0.key < $1.key }) {
+            try evaluator.requirements.validate(forDomain: domain)
+        }
+        return table
+    }
 }
 
 extension URLRequest {

@@ -62,6 +62,36 @@ public struct ServerTrustRequirements: Sendable, Hashable {
         guard pinnedKeyHashes.isEmpty, pinnedCertificates.isEmpty else { return self }
         return ServerTrustRequirements()
     }
+
+    /// Checks that every pin could ever match: each key hash is 32 bytes (a SHA-256) and each
+    /// certificate is a DER X.509 certificate.
+    ///
+    /// A malformed pin (the base64 text of a hash passed as its bytes, a PEM passed as DER) made
+    /// every request fail after a full handshake, as `.pinMismatch` on Linux and `.tlsFailure`
+    /// on Apple platforms, which reads as an attack; one bad certificate among good ones made
+    /// libcurl refuse them all, while Apple platforms skipped it.
+    ///
+    /// - Throws: ``TransportError/Code/invalidRequest`` naming `domain` and the fault.
+    func validate(forDomain domain: String) throws(TransportError) {
+        if let bad = pinnedKeyHashes.first(where: { $0.count != 32 }) {
+            throw TransportError(
+                .invalidRequest, url: nil,
+                message:
+                    "A key hash pinned for \(PrintableText.escaping(domain)) is \(bad.count) bytes; a SHA-256 is 32 "
+                    + "(pass the decoded bytes: Data(base64Encoded: pin), not Data(pin.utf8)).")
+        }
+        for certificate in pinnedCertificates {
+            do {
+                _ = try CertificatePinning.subjectPublicKeyInfo(ofCertificateDER: certificate)
+            } catch {
+                throw TransportError(
+                    .invalidRequest, url: nil,
+                    message:
+                        "A certificate pinned for \(PrintableText.escaping(domain)) is not a DER X.509 certificate "
+                        + "(for PEM text, use CertificatePinning.certificatesDER(fromPEM:)).")
+            }
+        }
+    }
 }
 
 /// Pins the leaf certificate's public key: survives certificate renewal with the same key.

@@ -188,6 +188,42 @@ struct PinningTransportTests {
         #expect(pinnedServer.acceptedConnectionCount == 0, "nothing reached the pinned host")
     }
 
+    @Test(
+        "A pin that could never match (a hash not 32 bytes, PEM text as DER, one garbage certificate among good ones) is .invalidRequest before connecting"
+    )
+    func malformedPins() async throws {
+        let pki = try await TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let leafPEM = try pki.pem(pki.leafPath)
+        let leafDER = try #require(try CertificatePinning.certificatesDER(fromPEM: leafPEM).first)
+        let base64Hash = try CertificatePinning.publicKeyHash(ofCertificatePEM: leafPEM).base64EncodedString()
+        let evaluators: [(String, any ServerTrustEvaluator)] = [
+            ("hash as text", PublicKeyPinningEvaluator(pinnedKeyHashes: [Data(base64Hash.utf8)])),
+            ("empty hash", PublicKeyPinningEvaluator(pinnedKeyHashes: [Data()], performDefaultValidation: false)),
+            ("PEM as DER", CertificatePinningEvaluator(pinnedCertificates: [Data(leafPEM.utf8)])),
+            (
+                "garbage beside a good one",
+                CertificatePinningEvaluator(
+                    pinnedCertificates: [leafDER, Data([0x30, 0x03, 0x02, 0x01, 0x00])], performDefaultValidation: false
+                )
+            ),
+        ]
+        for (what, evaluator) in evaluators {
+            let transport = PinningTransport(pinnedDomains: ["localhost": evaluator])
+            var request = URLRequest(url: try #require(URL(string: "https://localhost:\(server.port)/x")))
+            request.timeoutInterval = 10
+            await #expect {
+                _ = try await transport.data(for: request)
+            } throws: { error in
+                let error = error as? TransportError
+                return error?.code == .invalidRequest && error?.message.contains("localhost") == true
+            }
+            #expect(server.acceptedConnectionCount == 0, "\(what): a connection was opened")
+        }
+    }
+
     @Test("Through HTTPNetworkService: a 2xx decodes, and a 404's error still carries the response's headers")
     func serviceStatusErrors() async throws {
         let fixture = try await Fixture()
