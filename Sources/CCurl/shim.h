@@ -35,6 +35,11 @@ static inline CURLcode gn_easy_setopt_seek_callback(CURL *handle, gn_seek_callba
 static inline CURLcode gn_easy_setopt_progress_callback(CURL *handle, gn_progress_callback value) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
+typedef int (*gn_prereq_callback)(void *userdata, char *primary_ip, char *local_ip, int primary_port,
+                                  int local_port);
+static inline CURLcode gn_easy_setopt_prereq_callback(CURL *handle, gn_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
 static inline CURLcode gn_easy_setopt_blob(CURL *handle, CURLoption option, void *data, size_t length) {
     struct curl_blob blob;
     blob.data = data;

@@ -94,32 +94,66 @@
             #expect(server.receivedRequests.count == 2)
         }
 
-        @Test("A file upload on a reused connection that died is sent again on a new one (libcurl rewinds the file)")
-        func uploadRewoundOnDeadConnection() async throws {
-            let server = try LoopbackServer()
-            defer { server.shutdown() }
-            server.route("GET", "/warm") { _ in .text("warm") }
-            // The first upload arrives on the kept-alive connection, which then closes unanswered.
-            server.route(
-                "POST", "/up",
-                handler: LoopbackServer.sequence([.raw(""), .text("stored")]))
+        @Test(
+            "A PUT upload on a reused connection that died is sent again on a new one (libcurl rewinds the file); a POST is not, without an Idempotency-Key"
+        )
+        func uploadOnDeadConnection() async throws {
             let directory = makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("body.bin")
-            let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let bytes = patternBytes(50_000, multiplier: 7)
             try bytes.write(to: file)
-            let transport = try CurlTransport()
-            _ = try await transport.data(for: URLRequest(url: server.url("/warm")))
+            // (method, Idempotency-Key, sent again): PUT is idempotent; a POST may have been
+            // acted on by a server that read it and then closed without an answer.
+            let cases: [(String, String?, Bool)] = [("PUT", nil, true), ("POST", nil, false), ("POST", "k-1", true)]
+            for (method, key, replayed) in cases {
+                let server = try LoopbackServer()
+                defer { server.shutdown() }
+                server.route("GET", "/warm") { _ in .text("warm") }
+                // The first upload arrives on the kept-alive connection, which then closes unanswered.
+                server.route(method, "/up", handler: LoopbackServer.sequence([.raw(""), .text("stored")]))
+                let transport = try CurlTransport()
+                _ = try await transport.data(for: URLRequest(url: server.url("/warm")))
 
-            var request = URLRequest(url: server.url("/up"))
-            request.httpMethod = "POST"
-            let (data, response) = try await transport.upload(for: request, fromFile: file)
+                var request = URLRequest(url: server.url("/up"))
+                request.httpMethod = method
+                if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+                let label = "\(method) \(key ?? "without a key")"
+                do {
+                    let (data, response) = try await transport.upload(for: request, fromFile: file)
+                    #expect(replayed, "\(label): sent again")
+                    #expect(response.statusCode == 200 && String(decoding: data, as: UTF8.self) == "stored")
+                } catch let error as TransportError {
+                    #expect(!replayed, "\(label): \(error)")
+                    #expect(error.code == .connectionLost, "\(label): \(error)")
+                }
+                let uploads = server.requests(path: "/up")
+                #expect(uploads.count == (replayed ? 2 : 1), "\(label)")
+                #expect(uploads.allSatisfy { $0.body == bytes }, "\(label): \(uploads.map(\.body.count))")
+            }
+        }
 
-            #expect(response.statusCode == 200)
-            #expect(String(decoding: data, as: UTF8.self) == "stored")
-            let uploads = server.requests(path: "/up")
-            #expect(uploads.count == 2)
-            #expect(uploads.allSatisfy { $0.body == bytes }, "\(uploads.map(\.body.count))")
+        @Test("An in-memory POST on a reused connection that died is not sent again: .connectionLost; a GET is")
+        func inMemoryPostOnDeadConnection() async throws {
+            for method in ["POST", "PATCH", "GET"] {
+                let server = try LoopbackServer()
+                defer { server.shutdown() }
+                server.route("GET", "/warm") { _ in .text("warm") }
+                server.route(method, "/charge", handler: LoopbackServer.sequence([.raw(""), .text("ok")]))
+                let transport = try CurlTransport()
+                _ = try await transport.data(for: URLRequest(url: server.url("/warm")))
+                var request = URLRequest(url: server.url("/charge"))
+                request.httpMethod = method
+                if method != "GET" { request.httpBody = Data("amount=100".utf8) }
+                do {
+                    let (data, _) = try await transport.data(for: request)
+                    #expect(method == "GET", "\(method) was sent again")
+                    #expect(String(decoding: data, as: UTF8.self) == "ok")
+                } catch let error as TransportError {
+                    #expect(method != "GET" && error.code == .connectionLost, "\(method): \(error)")
+                }
+                #expect(server.requests(path: "/charge").count == (method == "GET" ? 2 : 1), "\(method)")
+            }
         }
 
         @Test("A GET upload goes as a POST, and a 307 keeps the POST and the whole file")

@@ -32,6 +32,23 @@ struct CurlTransferStateTests {
         return nil
     }
 
+    @Test(
+        "A request sent a second time in one transfer (libcurl's replay): stopped as .connectionLost unless replayable")
+    func replay() {
+        var state = makeState()
+        #expect(!state.sendingRequest(replayable: false).abort, "the first send goes")
+        let second = state.sendingRequest(replayable: false)
+        #expect(second.abort)
+        #expect(second.resumeCaller == nil, "the caller is resumed at the end, with the state's error")
+        let ended = state.finished(libcurlFailure: TransportError(.other, url: nil, message: "aborted by callback"))
+        #expect(failureCode(ended) == .connectionLost)
+
+        var replayable = makeState()
+        #expect(!replayable.sendingRequest(replayable: true).abort)
+        #expect(!replayable.sendingRequest(replayable: true).abort)
+        #expect(replayable.requestsSent == 2)
+    }
+
     @Test("A complete exchange: head parsed, body counted, the caller resumed once with the head")
     func completes() throws {
         var state = makeState()

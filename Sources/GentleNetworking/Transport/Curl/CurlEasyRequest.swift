@@ -418,6 +418,16 @@
                 headerList = appended
             }
             try check(gn_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "the headers")
+            // A request that must not be sent twice is watched for libcurl's replay on a new
+            // connection (see `CurlTransferState.sendingRequest`). Idempotent ones pay nothing.
+            if !Self.idempotentMethods.contains(method)
+                && !fields.contains(where: { $0.key.equalsIgnoringASCIICase("Idempotency-Key") && !$0.value.isEmpty })
+            {
+                try check(gn_easy_setopt_prereq_callback(handle, curlPrereqCallback), "PREREQFUNCTION")
+                try check(
+                    gn_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, Unmanaged.passUnretained(self).toOpaque()),
+                    "PREREQDATA")
+            }
 
             let context = Unmanaged.passUnretained(self).toOpaque()
             try check(gn_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
@@ -598,6 +608,17 @@
         }
 
         /// Takes one raw header line; returns whether the transfer goes on.
+        /// libcurl is about to send the request, which is not replayable; `false` to stop it (the
+        /// second time: see ``CurlTransferState/sendingRequest(replayable:)``).
+        func sendingRequest() -> Bool {
+            let actions = state.withLock { $0.sendingRequest(replayable: false) }
+            if actions.resumeCaller != nil || actions.endStream != nil { apply(actions) }
+            return !actions.abort
+        }
+
+        /// The methods RFC 9110 §9.2.2 calls idempotent: libcurl may send them again.
+        static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
+
         func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
             headerLinesSeen &+= 1
             let actions = state.withLock { $0.headerLine(bytes) }
@@ -866,6 +887,13 @@
                     bytesSent: Int64(uploaded), expectedBytesToSend: uploadTotal > 0 ? Int64(uploadTotal) : nil))
             return 0
         }
+    }
+
+    private let curlPrereqCallback: gn_prereq_callback = { userdata, _, _, _, _ in
+        guard let userdata else { return Int32(CURL_PREREQFUNC_ABORT) }
+        let request = Unmanaged<CurlEasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+        if request.isEnded { return Int32(CURL_PREREQFUNC_ABORT) }
+        return request.sendingRequest() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
     }
 
     private let curlHeaderCallback: gn_data_callback = { buffer, size, count, userdata in

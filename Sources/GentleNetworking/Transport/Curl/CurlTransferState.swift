@@ -164,6 +164,8 @@ struct CurlTransferState: Sendable {
     private(set) var interimHeads = 0
     private var contentLength: Int64?
     private var hasTransferEncoding = false
+    /// How many times libcurl has started sending the request (see ``sendingRequest(replayable:)``).
+    private(set) var requestsSent = 0
     let url: URL?
 
     init(sink: SinkKind, limits: Limits, isHeadRequest: Bool, url: URL?) {
@@ -174,6 +176,27 @@ struct CurlTransferState: Sendable {
     }
 
     // MARK: Events
+
+    /// libcurl is about to send the request on a connection (`CURLOPT_PREREQFUNCTION`);
+    /// `replayable`: the request may be sent twice (an idempotent method, or an
+    /// `Idempotency-Key`).
+    ///
+    /// A second time in one transfer is libcurl sending it again on a new connection, because
+    /// the reused one closed before any response byte. The server may have read and acted on
+    /// the first (it crashed, or closed without answering), so a request that is not
+    /// replayable is not sent again (RFC 9110 §9.2.2): the transfer ends as
+    /// ``TransportError/Code/connectionLost``, and whether to send it again is the caller's
+    /// (or `RetryTransport`'s) decision.
+    mutating func sendingRequest(replayable: Bool) -> Actions {
+        requestsSent &+= 1
+        guard requestsSent > 1, !replayable, phase != .ended else { return Actions() }
+        return abort(
+            TransportError(
+                .connectionLost, url: url,
+                message: "The connection closed after the request was sent, before any response; "
+                    + "a request that is not idempotent (no Idempotency-Key) is not sent again, "
+                    + "since the server may have acted on it."))
+    }
 
     /// The transfer was handed to libcurl.
     mutating func submitted() {
