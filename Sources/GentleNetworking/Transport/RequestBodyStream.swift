@@ -19,20 +19,56 @@ public enum RequestBodyStream {
     /// `request` with its `httpBodyStream` read into `httpBody`; `request` itself when it has
     /// a `httpBody` (which `URLRequest` then sends) or no body at all.
     ///
-    /// The stream is read on a thread of its own, since `InputStream` reads block.
+    /// The stream is read on a thread of its own, since `InputStream` reads block. A `GET` or
+    /// `HEAD` with a stream is refused before a byte is read (it would be refused once read: up
+    /// to 100 MiB, or for ever from a stalled producer, first). The read has the request's idle
+    /// timeout (`timeoutInterval`; 60 s when it is not usable): a stream that gives no byte and
+    /// no end for that long (a producer that stalls, a FIFO nobody writes to) ends the call as
+    /// ``TransportError/Code/timedOut``, as a server that sends nothing does. A read blocked in
+    /// the stream keeps its thread until the stream gives it bytes or an end.
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/invalidRequest`` when the
-    ///   stream holds more than `limit` bytes or fails to read; nothing is sent then.
+    ///   stream holds more than `limit` bytes or fails to read, or the method is `GET` or
+    ///   `HEAD`; ``TransportError/Code/timedOut`` as above; nothing is sent then.
     static func reading(_ request: URLRequest, limit: Int = maxBytes) async throws -> URLRequest {
         guard request.httpBody == nil, let stream = request.httpBodyStream else { return request }
-        let box = StreamBox(stream)
         let url = request.url
-        // Resumed once: by the reader, or at once by a cancellation (a stream whose producer
-        // stalls, such as a FIFO nobody writes to, would otherwise hold the caller for good).
-        // A read blocked in the stream keeps its thread until the stream gives it bytes or an
-        // end; the reader stops at its next chunk once cancelled.
+        try RequestValidator.validateBody(
+            of: request, method: RequestValidator.uppercasedMethod(request.httpMethod), url: url)
+        let idleTimeout = Clamp.timeout(request.timeoutInterval) ?? Clamp.defaultTimeout
+        let box = StreamBox(stream)
+        // Resumed once: by the reader, by a cancellation, or by the idle watchdog (a stream
+        // whose producer stalls would otherwise hold the caller for good). The reader stops at
+        // its next chunk once cancelled or timed out.
         let waiting = Locked<CheckedContinuation<Result<Data, TransportError>, Never>?>(nil)
         let cancelled = Locked(false)
+        let lastProgress = Locked(DispatchTime.now().uptimeNanoseconds)
+        let timedOut = Locked(false)
+        @Sendable func finish(_ result: Result<Data, TransportError>) {
+            waiting.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }?.resume(returning: result)
+        }
+        // Checks the idle deadline, and again at the next one while bytes keep coming.
+        @Sendable func watch(after seconds: TimeInterval) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                guard waiting.withLock({ $0 != nil }) else { return }
+                let idle = TimeInterval(DispatchTime.now().uptimeNanoseconds &- lastProgress.current) / 1_000_000_000
+                if idle >= idleTimeout {
+                    timedOut.withLock { $0 = true }
+                    finish(
+                        .failure(
+                            TransportError(
+                                .timedOut, url: url,
+                                message:
+                                    "The request's body stream gave no byte for \(idleTimeout) s (the request's timeout); not sent."
+                            )))
+                } else {
+                    watch(after: idleTimeout - idle)
+                }
+            }
+        }
         let result: Result<Data, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let alreadyCancelled = cancelled.withLock { isCancelled -> Bool in
@@ -43,12 +79,13 @@ public enum RequestBodyStream {
                     continuation.resume(returning: .failure(Self.cancelledError(url)))
                     return
                 }
+                watch(after: idleTimeout)
                 ThreadName.start("gentle.body-stream") {
-                    let result = readAll(box.stream, limit: limit, url: url, cancelled: { cancelled.current })
-                    waiting.withLock { pending in
-                        defer { pending = nil }
-                        return pending
-                    }?.resume(returning: result)
+                    let result = readAll(
+                        box.stream, limit: limit, url: url,
+                        cancelled: { cancelled.current || timedOut.current },
+                        progressed: { lastProgress.withLock { $0 = DispatchTime.now().uptimeNanoseconds } })
+                    finish(result)
                 }
             }
         } onCancel: {
@@ -72,7 +109,8 @@ public enum RequestBodyStream {
 
     /// Every byte of `stream`, at most `limit`.
     static func readAll(
-        _ stream: InputStream, limit: Int, url: URL?, cancelled: () -> Bool = { false }
+        _ stream: InputStream, limit: Int, url: URL?, cancelled: () -> Bool = { false },
+        progressed: () -> Void = {}
     ) -> Result<Data, TransportError> {
         stream.open()
         defer { stream.close() }
@@ -115,6 +153,7 @@ public enum RequestBodyStream {
                             + "into memory; send a large body from a file (upload(for:fromFile:))."))
             }
             data.append(contentsOf: chunk[0..<count])
+            progressed()
         }
     }
 

@@ -459,7 +459,51 @@ struct CarelessCallerTests {
         // the test (0.1 s alone).
         #expect(error is CancellationError, "\(error)")
         #expect(elapsed < 55, "\(elapsed) s after the cancellation")
-        #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "nothing was sent")
+    }
+
+    @Test(
+        "A body stream that gives nothing for the request's timeout is .timedOut, not sent; a GET with one is .invalidRequest before reading",
+        arguments: TransportKind.all)
+    func stalledBodyStreamTimesOut(kind: TransportKind) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("body")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A writer that writes a few bytes, then nothing: the stream's reads block after them.
+        let writer = open(fifo.path, O_RDWR | O_CLOEXEC)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        #expect(write(writer, "first", 5) == 5)
+        let transport = try kind.make()
+        for method in ["GET", "POST"] {
+            var request = URLRequest(url: server.url("/up"))
+            request.httpMethod = method
+            request.timeoutInterval = 1
+            request.httpBodyStream = InputStream(fileAtPath: fifo.path)
+            let sent = request
+            let started = Date()
+            // Without the fix a POST waited for the stream for ever (the task below would be
+            // cancelled by the test's own bound), and a GET read it all before it was refused.
+            let task = Task { try await transport.data(for: sent) }
+            let bound = Task {
+                try await Task.sleep(nanoseconds: 30_000_000_000)
+                task.cancel()
+            }
+            let result = await task.result
+            bound.cancel()
+            let elapsed = Date().timeIntervalSince(started)
+            guard case .failure(let error) = result else {
+                Issue.record("\(method): the request completed")
+                continue
+            }
+            let expected: TransportError.Code = method == "GET" ? .invalidRequest : .timedOut
+            #expect((error as? TransportError)?.code == expected, "\(method): \(error)")
+            #expect(elapsed < (method == "GET" ? 0.9 : 25), "\(method): \(elapsed) s")
+        }
+        #expect(server.acceptedConnectionCount == 0, "nothing was sent")
     }
 
     @Test("Transport settings take any Double without trapping")
