@@ -12,7 +12,8 @@ import Foundation
 ///
 /// A pipe, a device (`/dev/zero`) or a `/proc` file has no length to declare (`st_size` is 0):
 /// read to its end it never ends (`/dev/zero`) or blocks (a FIFO with no writer, in `open`
-/// itself without `O_NONBLOCK`).
+/// itself without `O_NONBLOCK`). A "regular" file of size 0 that yields bytes (`/proc/cpuinfo`)
+/// is refused too: its content would be sent as an empty body.
 package enum RegularFile {
     /// Opens `path` for reading: its descriptor (the caller closes it) and its length.
     ///
@@ -38,6 +39,20 @@ package enum RegularFile {
             throw TransportError(
                 .invalidRequest, url: url,
                 message: "\(path) is not a regular file; only a regular file can be uploaded.")
+        }
+        // A file that says it is empty but is not (`/proc/cpuinfo`, other pseudo-files whose
+        // `st_size` is 0): sent, it went out as an empty body, its content silently lost.
+        if info.st_size == 0 {
+            var byte: UInt8 = 0
+            let count = pread(descriptor, &byte, 1, 0)
+            if count != 0 {
+                close(descriptor)
+                throw TransportError(
+                    .invalidRequest, url: url,
+                    message: "\(path) reports a size of 0 but "
+                        + (count > 0 ? "has content" : "cannot be read")
+                        + " (a /proc or /sys file?); only a regular file with a length can be uploaded.")
+            }
         }
         return (descriptor, Int64(info.st_size))
     }

@@ -57,7 +57,9 @@
             var request = URLRequest(url: server.url("/upload"))
             request.httpMethod = "PUT"
             let upload = request
-            for file in [URL(fileURLWithPath: "/dev/zero"), fifo] {
+            // /proc/self/status: a "regular" file of size 0 with content, which went out as an
+            // empty body.
+            for file in [URL(fileURLWithPath: "/dev/zero"), fifo, URL(fileURLWithPath: "/proc/self/status")] {
                 // Before the fix, /dev/zero went out as an empty body (its st_size is 0) and the
                 // FIFO held a pool thread in open(2) for good.
                 let result = await outcome(within: 10) {
@@ -66,7 +68,13 @@
                 }
                 #expect(result.code == .invalidRequest, "\(file.path): \(result.description)")
             }
-            #expect(server.receivedRequests.isEmpty, "\(server.receivedRequests)")
+            #expect(server.acceptedConnectionCount == 0, "\(server.receivedRequests)")
+            // A regular empty file is an empty body, sent.
+            server.route("PUT", "/upload") { request in .text("\(request.body.count)") }
+            let empty = directory.appendingPathComponent("empty")
+            try Data().write(to: empty)
+            let (data, _) = try await CurlTransport().upload(for: upload, fromFile: empty)
+            #expect(String(decoding: data, as: UTF8.self) == "0")
         }
 
         @Test("An upload answered 303 follows with a GET and no body; the file is sent once")
