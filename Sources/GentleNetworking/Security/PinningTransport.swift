@@ -128,15 +128,27 @@ public final class PinningTransport: HTTPTransportProtocol {
 
     /// A trust failure for a pinned host with its ``ServerTrustError`` as underlying error; any
     /// other error unchanged.
+    ///
+    /// The host is the one the failing connection went to (`error.url`: after a redirect, the
+    /// hop's, not the first request's). On Linux a ``TransportError/Code/tlsFailure`` is
+    /// ``ServerTrustError/trustEvaluationFailed`` only when the chain did not verify (libcurl's
+    /// codes 60 and 77); a handshake that failed otherwise (plain HTTP on the port, garbage, a
+    /// TLS alert) keeps libcurl's error, as on Apple platforms, where no trust evaluation runs.
     func trustFailure(_ error: any Error, request: URLRequest) -> any Error {
         guard let error = error as? TransportError, !(error.underlyingError is ServerTrustError),
-            let host = request.url?.host,
+            let host = error.url?.host ?? request.url?.host,
             pinnedDomains.keys.contains(where: { PinnedHost.key($0) == PinnedHost.key(host) })
         else { return error }
         let trustError: ServerTrustError
         switch error.code {
         case .pinMismatch: trustError = .certificatePinningFailed(host: host)
-        case .tlsFailure: trustError = .trustEvaluationFailed
+        case .tlsFailure:
+            #if canImport(CCurl)
+                // CURLE_PEER_FAILED_VERIFICATION (60), CURLE_SSL_CACERT_BADFILE (77).
+                guard let curl = error.underlyingError as? CurlError, curl.code == 60 || curl.code == 77
+                else { return error }
+            #endif
+            trustError = .trustEvaluationFailed
         default: return error
         }
         return TransportError(error.code, url: error.url, message: error.message, underlyingError: trustError)

@@ -224,6 +224,49 @@ struct PinningTransportTests {
         }
     }
 
+    @Test(
+        "The ServerTrustError names the host whose pin failed (a redirect's hop), and a handshake that is not TLS carries none"
+    )
+    func trustErrorDetails() async throws {
+        let pki = try await TestPKI.make()
+        defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+        let nginx = try NginxServer(
+            files: ["pinned.json": Data(#"{"id":1}"#.utf8)],
+            tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost",
+            extraServerConfig: "location = /hop { return 302 https://127.0.0.1:$server_port/pinned.json; }")
+        defer { nginx.stop() }
+        let leaf = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.leafPath))
+        let foreign = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.foreignPath))
+        let transport = PinningTransport(pinnedDomains: [
+            "localhost": PublicKeyPinningEvaluator(pinnedKeyHashes: [leaf], performDefaultValidation: false),
+            "127.0.0.1": PublicKeyPinningEvaluator(pinnedKeyHashes: [foreign], performDefaultValidation: false),
+        ])
+        var request = URLRequest(url: try #require(URL(string: "https://localhost:\(nginx.port)/hop")))
+        request.timeoutInterval = 10
+        do {
+            _ = try await transport.data(for: request)
+            Issue.record("the hop to 127.0.0.1 passed its pin")
+        } catch let error as TransportError {
+            #expect(error.code == .pinMismatch, "\(error)")
+            #expect(
+                error.underlyingError as? ServerTrustError == .certificatePinningFailed(host: "127.0.0.1"),
+                "\(String(describing: error.underlyingError))")
+        }
+        // Plain HTTP where TLS was expected: a failed handshake, not a chain that did not verify.
+        // (nginx answers a ClientHello with a plain `400` at once.)
+        let plain = try NginxServer()
+        defer { plain.stop() }
+        var toPlain = URLRequest(url: try #require(URL(string: "https://localhost:\(plain.port)/x")))
+        toPlain.timeoutInterval = 10
+        do {
+            _ = try await transport.data(for: toPlain)
+            Issue.record("a plain HTTP server passed as TLS")
+        } catch let error as TransportError {
+            #expect(error.code == .tlsFailure, "\(error)")
+            #expect(!(error.underlyingError is ServerTrustError), "\(String(describing: error.underlyingError))")
+        }
+    }
+
     @Test("Through HTTPNetworkService: a 2xx decodes, and a 404's error still carries the response's headers")
     func serviceStatusErrors() async throws {
         let fixture = try await Fixture()
