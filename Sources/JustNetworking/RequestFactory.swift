@@ -51,7 +51,7 @@ public struct RequestFactory: Sendable {
         // One read of the URL: the global base URL may change between two.
         let url = router.completeURL
         if Self.isBasedOnUnsetBaseURL(url) {
-            throw .baseURLNotSet(router: router.description)
+            throw .baseURLNotSet(router: router.routeDescription)
         }
         // As for an Endpoint: `files/\(name)` with `../../admin` would leave the base path with
         // the headers meant for it (libcurl, URLSession and servers resolve dot segments).

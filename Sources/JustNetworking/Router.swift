@@ -1,3 +1,5 @@
+import GentleNetworking
+
 /// Describes one family of endpoints: the ``Route`` of each case and the base URL it hangs off.
 ///
 /// ```swift
@@ -12,8 +14,10 @@
 /// }
 /// ```
 ///
-/// Only ``route`` must be written; ``baseURL``, ``completeURL`` and `description` have defaults.
-public protocol Router: CustomStringConvertible, Sendable {
+/// Only ``route`` must be written; ``baseURL`` and ``completeURL`` have defaults. As in
+/// JustNetworking, a router is not `CustomStringConvertible` by this protocol: printing one shows
+/// what Swift shows for the type (an enum's case, `user(id: "12")`), unless it says otherwise.
+public protocol Router: Sendable {
     /// The path and method of this endpoint.
     var route: Route { get }
     /// The URL ``route`` is relative to.
@@ -54,8 +58,9 @@ extension Router {
         route.method
     }
 
-    /// The method and path, such as `GET user/12`.
-    public var description: String {
-        "\(route.method.rawValue) \(route.path)"
+    /// The method and path, such as `GET user/12`, with control characters escaped (a path
+    /// built from a value with CR or LF cannot add a line to a log): what errors name a router by.
+    package var routeDescription: String {
+        "\(route.method.rawValue) \(PrintableText.escaping(route.path))"
     }
 }

@@ -35,7 +35,10 @@ extension URLSession: Requester {
     /// `taskIdentifier` may equal one of this session's own tasks', so a delegate that keeps
     /// state by task identifier must not look it up by that task.
     /// On Apple platforms it is a data task of this session, whose delegate decides redirects
-    /// (after the rules above) and challenges.
+    /// (after the rules above) and challenges. A background session cannot run such a task
+    /// (Apple raises an exception): it gets ``JustNetworkingError/invalidRequest(reason:)``,
+    /// nothing sent. A session already invalidated raises one too, which no public API can
+    /// check beforehand: do not execute on a session after invalidating it.
     public func execute<T: Request>(_ request: T, response: @escaping RequestResponse<T.Response>) {
         guard let urlRequest = RequesterDelivery.urlRequest(for: request, response: response) else { return }
         #if !canImport(Darwin) && !GENTLE_APPLE_TYPECHECK
@@ -51,6 +54,17 @@ extension URLSession: Requester {
                 RequesterDelivery.deliver(outcome, for: request, sent: urlRequest, response: response)
             }
         #else
+            // A background session raises an Objective-C exception for a data task with a
+            // completion handler, which would take the process down.
+            if configuration.identifier != nil {
+                RequesterDelivery.deliver(
+                    .failure(
+                        JustNetworkingError.invalidRequest(
+                            reason: "A background URLSession cannot run a data task with a completion handler; "
+                                + "execute requests on a default or ephemeral session.")),
+                    for: request, sent: nil, response: response)
+                return
+            }
             let task = dataTask(with: urlRequest) { data, urlResponse, error in
                 let outcome: RequesterDelivery.Outcome
                 if let error {

@@ -60,12 +60,34 @@ struct RouterTests {
         #expect(router.completeURL.path == "/api/files/\(name)")
     }
 
-    @Test("The default description is the method and the path", arguments: JustNetworking.HTTPMethod.allCases)
+    @Test(
+        "A router prints as Swift prints its type, as in JustNetworking; errors name it by method and escaped path",
+        arguments: JustNetworking.HTTPMethod.allCases)
     func description(method: JustNetworking.HTTPMethod) throws {
         let router = Fixed(
             baseURL: try #require(URL(string: "https://h")), route: Route(path: "user/12", method: method))
-        #expect(router.description == "\(method.rawValue) user/12")
-        #expect(String(describing: router) == "\(method.rawValue) user/12")
+        #expect(router.routeDescription == "\(method.rawValue) user/12")
+        #expect(String(describing: CaseRouter.user(id: "12")) == #"user(id: "12")"#)
+        // A path from a value with CR/LF: the error's text stays one line.
+        defer { NetworkConfiguration.reset() }
+        NetworkConfiguration.reset()
+        let injected = CaseRouter.user(id: "1\r\nINFO forged")
+        #expect(throws: JustNetworkingError.self) { try RequestFactory(router: injected).makeURLRequest() }
+        do {
+            _ = try RequestFactory(router: injected).makeURLRequest()
+        } catch {
+            let text = String(describing: error)
+            #expect(!text.contains("\r") && !text.contains("\n"), "\(text)")
+        }
+    }
+
+    private enum CaseRouter: Router {
+        case user(id: String)
+        var route: Route {
+            switch self {
+            case .user(let id): Route(path: "user/\(id)", method: .get)
+            }
+        }
     }
 
     @Test("HTTPMethod's raw values are the tokens sent on the wire")

@@ -196,7 +196,7 @@ extension GlobalBaseURLTests {
             // Sample A's path is "user\(id)", with no slash, so the id is glued to "user".
             #expect(
                 ReadmeSampleA.UserRouter.user(id: "12").completeURL.absoluteString == "https://www.myApi.com/user12")
-            #expect(ReadmeSampleA.UserRouter.user(id: "12").description == "GET user12")
+            #expect(ReadmeSampleA.UserRouter.user(id: "12").routeDescription == "GET user12")
 
             let requestBuilder = compose(addURLParams(["years": "2015"]), addHeaders(["Authorization": "Bearer...."]))
             let factory = RequestFactory(
