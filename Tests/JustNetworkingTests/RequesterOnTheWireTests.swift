@@ -341,6 +341,7 @@ struct RequesterOnTheWireTests {
         #expect(!reason.contains("secret"), "the message must not show the value: \(reason)")
         #expect(delivery.onResponseQueue)
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
         #expect(throws: JustNetworkingError.invalidRequest(reason: reason)) { try factory.makeURLRequest() }
     }
 
@@ -370,6 +371,7 @@ struct RequesterOnTheWireTests {
         #expect(reason.contains("RequestValidator.maxRequest"), "\(reason)")
         #expect(!reason.contains("vvvv"), "the message must not show the value")
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test(
@@ -418,6 +420,7 @@ struct RequesterOnTheWireTests {
         }
         #expect(reason.contains("Content-Length"), "\(reason)")
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
         #expect(throws: Never.self) { try factory.makeURLRequest() }
 
         let (_, sent) = await sendBuilt(to: server, via: kind) { request in

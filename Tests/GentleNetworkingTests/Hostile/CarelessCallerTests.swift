@@ -53,6 +53,7 @@ struct CarelessCallerTests {
             #expect(error.kind == .invalidRequest)
         }
         #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test(
@@ -131,6 +132,7 @@ struct CarelessCallerTests {
                     error.message.lowercased().contains(contradiction.name.lowercased()), "\(label): \(error.message)")
             }
         }
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
         // An upload from a file: its length is the file's.
         if let files = transport as? any FileTransferTransport {
             let file = makeTemporaryDirectory().appendingPathComponent("upload.bin")
@@ -187,6 +189,7 @@ struct CarelessCallerTests {
         server.clearRecordedRequests()
 
         // A stream that cannot be read is refused before anything is sent.
+        let connectionsBefore = server.acceptedConnectionCount
         var unreadable = URLRequest(url: server.url("/x"))
         unreadable.httpMethod = "POST"
         unreadable.httpBodyStream = InputStream(url: makeTemporaryDirectory().appendingPathComponent("missing"))
@@ -198,6 +201,7 @@ struct CarelessCallerTests {
             #expect(error.message.contains("body stream failed"), "\(error.message)")
         }
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == connectionsBefore, "no connection was opened for it")
     }
 
     @Test(
@@ -234,6 +238,7 @@ struct CarelessCallerTests {
             }
         #endif
         #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests)")
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test("A body stream whose read claims more bytes than the buffer holds is .invalidRequest, not a trap")

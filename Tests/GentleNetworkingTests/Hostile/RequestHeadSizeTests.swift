@@ -69,6 +69,7 @@ struct RequestHeadSizeTests {
             }
         }
         #expect(server.receivedRequests.isEmpty, "nothing reached the server: \(server.receivedRequests.count)")
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test("A head within the limits is sent whole: 200 fields and a 4 KiB URL", arguments: TransportKind.all)
@@ -103,6 +104,7 @@ struct RequestHeadSizeTests {
             #expect(error.message.contains("20000 header fields"), "\(error.message)")
         }
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test("The head's size counts the method, the URL and each field with its separators")

@@ -78,6 +78,7 @@ struct RequestValidationTests {
         }
         expectInvalidRequest(thrown, attack: attack)
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test(
@@ -106,6 +107,7 @@ struct RequestValidationTests {
         #expect(transport.code == .invalidRequest)
         #expect(transport.message.contains("RequestValidator.maxRequestHeaderFields"), "\(transport.message)")
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 
     @Test(
@@ -131,5 +133,6 @@ struct RequestValidationTests {
             expectInvalidRequest(error, attack: attack)
         }
         #expect(server.receivedRequests.isEmpty)
+        #expect(server.acceptedConnectionCount == 0, "no connection was even opened")
     }
 }
