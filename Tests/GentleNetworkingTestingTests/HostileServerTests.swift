@@ -754,10 +754,10 @@ struct HostileServerTests {
                 return before > 64 << 10 && server.bytesSent(path: "/feed") == before
             })
         #expect(!threadNames(withPrefix: server.threadNamePrefix).isEmpty)
-        let started = Date()
+        // `shutdown()` waits at most 10 s for the threads, so its duration proves nothing (a
+        // bound on it could not fail); that every thread is gone afterwards does. A header drip
+        // of 10 s per line and an endless body never end by themselves.
         server.shutdown()
-        // Loose for a starved run; a header drip of 10 s per line and an endless body never end.
-        #expect(Date().timeIntervalSince(started) < 200)
         // A thread signals it is done just before it exits; give the kernel a moment to reap it.
         #expect(eventually { threadNames(withPrefix: server.threadNamePrefix).isEmpty })
         #expect(threadNames(withPrefix: server.threadNamePrefix) == [])
