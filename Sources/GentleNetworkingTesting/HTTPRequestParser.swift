@@ -45,7 +45,12 @@ struct HTTPRequestParser {
         let text = String(decoding: buffer[consumed..<end], as: UTF8.self)
         consumed = end + 4
         scanFrom = consumed
-        var lines = text.components(separatedBy: "\r\n")
+        // Lines end at LF, a CR before it dropped: a bare LF ends a line, as nginx (and most
+        // servers) read it, so a value with an LF in it is recorded as the two lines a lenient
+        // server would see (an injected field shows as a field of its own).
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        }
         // Tolerate stray empty lines before a request line (RFC 9112 §2.2).
         while lines.first == "" { lines.removeFirst() }
         guard let requestLine = lines.first else { throw ParseError.malformed("empty request") }

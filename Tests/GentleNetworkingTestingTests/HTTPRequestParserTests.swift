@@ -29,6 +29,17 @@ struct HTTPRequestParserTests {
         #expect(try parser.nextChunkedBody() == nil)
     }
 
+    @Test("A bare LF ends a header line, as nginx reads it: an injected field is recorded as its own")
+    func bareLineFeed() throws {
+        var parser = HTTPRequestParser()
+        parser.append(ArraySlice(Array("GET /x HTTP/1.1\r\nX-A: v\nX-Injected: 1\r\nHost: h\r\n\r\n".utf8)))
+        let head = try #require(try parser.nextHead())
+        #expect(head.headers.map(\.name) == ["X-A", "X-Injected", "Host"])
+        #expect(head.header("X-A") == "v")
+        #expect(head.header("X-Injected") == "1")
+        #expect(head.target == "/x")
+    }
+
     @Test("A normal chunked body still parses")
     func chunkedBodyParses() throws {
         var parser = try parser(

@@ -300,7 +300,9 @@ enum FaultCatalog {
             let url = try #require(URL(string: "https://localhost:\(nginx.port)/x.json"))
             var observation = FaultObservation(
                 outcome: await FaultOutcome(result(of: URLRequest(url: url), on: transport)))
-            if !nginx.accessLog.isEmpty { observation.problems.append("nginx saw \(nginx.accessLog.count) requests") }
+            if !(await nginx.accessLog(atLeast: 1, timeout: 0.3)).isEmpty {
+                observation.problems.append("nginx saw \(nginx.accessLog.count) requests")
+            }
             observation.note = "nothing sent"
             return observation
         }

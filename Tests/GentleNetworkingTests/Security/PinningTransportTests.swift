@@ -85,7 +85,9 @@ struct PinningTransportTests {
                 guard let trustError else { return true }
                 return (error.underlyingError as? TransportError)?.underlyingError as? ServerTrustError == trustError
             }
-            #expect(nginx.accessLog.isEmpty, "no request byte reached nginx: \(nginx.accessLog)")
+            #expect(
+                await nginx.accessLog(atLeast: 1, timeout: 0.3).isEmpty,
+                "no request byte reached nginx: \(nginx.accessLog)")
         }
     }
 

@@ -36,7 +36,9 @@ struct TLSVerificationDefaultTests {
             #expect(
                 error.map(transportCode) == .tlsFailure, "\(name): \(String(describing: error))",
                 sourceLocation: sourceLocation)
-            #expect(nginx.accessLog.isEmpty, "\(name): \(nginx.accessLog)", sourceLocation: sourceLocation)
+            #expect(
+                await nginx.accessLog(atLeast: 1, timeout: 0.3).isEmpty, "\(name): \(nginx.accessLog)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -68,7 +70,7 @@ struct TLSVerificationDefaultTests {
         } throws: { error in
             (error as? NetworkError)?.kind == .transport(.tlsFailure)
         }
-        #expect(server.nginx.accessLog.isEmpty, "\(server.nginx.accessLog)")
+        #expect(await server.nginx.accessLog(atLeast: 1, timeout: 0.3).isEmpty, "\(server.nginx.accessLog)")
     }
 
     @Test("An evaluator with nothing pinned and performDefaultValidation: false still verifies")
