@@ -506,7 +506,9 @@ struct CarelessCallerTests {
             }
             let expected: TransportError.Code = method == "GET" ? .invalidRequest : .timedOut
             #expect((error as? TransportError)?.code == expected, "\(method): \(error)")
-            #expect(elapsed < (method == "GET" ? 0.9 : 25), "\(method): \(elapsed) s")
+            // Loose: the whole suite in parallel delays any task by seconds. Without the fixes
+            // the test's own 30 s bound ends both (CancellationError, a different kind).
+            #expect(elapsed < 25, "\(method): \(elapsed) s")
         }
         #expect(server.acceptedConnectionCount == 0, "nothing was sent")
     }
