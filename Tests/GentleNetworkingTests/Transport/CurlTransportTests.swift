@@ -271,6 +271,27 @@
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         }
 
+        @Test("An upload the server answers early (413 before reading the body): the last progress says what was sent")
+        func uploadAnsweredEarly() async throws {
+            let nginx = try NginxServer(extraServerConfig: "location = /early { return 413; }")
+            defer { nginx.stop() }
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("upload.bin")
+            let size = 32 << 20
+            try patternBytes(size, multiplier: 3).write(to: file)
+            var request = URLRequest(url: nginx.baseURL.appendingPathComponent("early"))
+            request.httpMethod = "POST"
+            let log = ProgressLog()
+            let (_, response) = try await CurlTransport().upload(
+                for: request, fromFile: file, progress: { log.record($0) })
+            #expect(response.statusCode == 413)
+            // libcurl stops sending at the early answer; the report used to say all 32 MiB went.
+            let last = try #require(log.all.last)
+            #expect(last.bytesSent < Int64(size), "\(last)")
+            #expect(last.fractionSent.map { $0 < 1 } ?? false, "\(last)")
+        }
+
         @Test("upload(for:fromFile:) streams the file as the body and reports progress to 100%")
         func upload() async throws {
             let server = try LoopbackServer()

@@ -772,9 +772,15 @@
                 code == CURLE_OK
                 ? nil : CurlTransport.error(for: code, url: url, detail: String(cString: errorBuffer))
             if libcurlFailure == nil, let last = lastProgress {
-                // Make the final callback report completion, whatever libcurl's last tick saw.
+                // Make the final callback report completion, whatever libcurl's last tick saw:
+                // the whole body received, and the request body as far as libcurl sent it (a
+                // server that answered early, a 413 or 401 before reading the body, stopped the
+                // upload: reporting all of it sent said 50 MB of 50 MB went out where 2.5 MB did).
                 let received = last.expectedBytesToReceive ?? last.bytesReceived
-                let sent = last.expectedBytesToSend ?? last.bytesSent
+                var uploaded: curl_off_t = 0
+                let sent =
+                    gn_easy_getinfo_offset(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK
+                    ? Int64(uploaded) : last.bytesSent
                 reportProgress(
                     TransferProgress(
                         bytesReceived: max(last.bytesReceived, received),
