@@ -147,16 +147,11 @@ extension HTTPTransportProtocol {
         guard let filePath = file.localFilePath else {
             throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
         }
-        var inMemory = request
         // Only a regular file, at most what an in-memory body holds: `Data(contentsOf:)` read
         // `/dev/zero` until the process was killed, and waited in `open` for a FIFO's writer.
         let body = try RegularFile.contents(filePath, limit: RequestBodyStream.maxBytes, request: request.url)
-        inMemory.httpBody = body
-        // As `CurlTransport.upload` does: a GET or HEAD carries no body, so it is sent as POST
-        // (every transport refuses a GET with a body).
-        let method = RequestValidator.uppercasedMethod(request.httpMethod)
-        if method == "GET" || method == "HEAD" { inMemory.httpMethod = "POST" }
-        let (data, response) = try await self.data(for: inMemory)
+        // As `CurlTransport.upload` does: a GET or HEAD carries no body, so it is sent as POST.
+        let (data, response) = try await self.data(for: RequestValidator.upload(request, body: body))
         let sent = Int64(body.count)
         progress?(
             TransferProgress(

@@ -275,6 +275,18 @@ public enum RequestValidator {
         try checkHeadSize(fieldCount: fields.count, bytes: bytes, url: url)
     }
 
+    /// `request` with `body` as its body, for an upload: a `GET` or `HEAD` (which carry none, and
+    /// which every transport refuses with one) goes as `POST`, as `CurlTransport.upload` sends
+    /// it. Every upload that goes through memory uses it, so an upload is the same request
+    /// whichever engine or transport sends it.
+    package static func upload(_ request: URLRequest, body: Data) -> URLRequest {
+        var upload = request
+        upload.httpBody = body
+        let method = uppercasedMethod(request.httpMethod)
+        if method == "GET" || method == "HEAD" { upload.httpMethod = "POST" }
+        return upload
+    }
+
     /// Checks that a `GET` or `HEAD` request has no body: `URLSession` refuses one on every
     /// platform (corelibs with "GET method must not have a body", Apple's with
     /// `NSURLErrorDataLengthExceedsMaximum`), which came out as ``TransportError/Code/other``,

@@ -100,13 +100,12 @@ extension NetworkEngine {
         guard file.isFileURL else {
             throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
         }
-        var inMemory = request
         // Only a regular file, at most RequestBodyStream.maxBytes: /dev/zero or a FIFO would
         // be read until memory ran out, or hold the thread in open(2).
         let body = try RegularFile.contents(
             file.localFilePath ?? file.path, limit: RequestBodyStream.maxBytes, request: request.url)
-        inMemory.httpBody = body
-        let (data, response) = try await submit(inMemory)
+        // A GET (a `NetworkRequest`'s default method) goes as POST, as through URLNetworkEngine.
+        let (data, response) = try await submit(RequestValidator.upload(request, body: body))
         let sent = Int64(body.count)
         progress?(
             TransferProgress(

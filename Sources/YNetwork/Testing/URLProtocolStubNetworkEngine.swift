@@ -112,13 +112,12 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
         guard file.isFileURL else {
             throw TransportError.notAFileURL(file, role: "upload source", request: request.url)
         }
-        var request = request
         // Only a regular file, at most RequestBodyStream.maxBytes: /dev/zero or a FIFO would
         // be read until memory ran out, or hold the thread in open(2).
         let body = try RegularFile.contents(
             file.localFilePath ?? file.path, limit: RequestBodyStream.maxBytes, request: request.url)
-        request.httpBody = body
-        let result = try await Self.exchange(request, on: session)
+        // A GET goes as POST, as through every other engine.
+        let result = try await Self.exchange(RequestValidator.upload(request, body: body), on: session)
         progress?(
             TransferProgress(
                 bytesReceived: 0, expectedBytesToReceive: nil, bytesSent: Int64(body.count),

@@ -93,6 +93,15 @@ struct SeedShapedEngineTests {
         #expect(String(decoding: try uploaded.get(), as: UTF8.self) == "got 50000")
         #expect(server.requests(path: "/upload").first?.body == (try Data(contentsOf: file)))
         #expect(engine.requests.map { $0.url?.path } == ["/file", "/upload"], "both went through the engine's submit")
+
+        // A request left at its default method (GET) uploads as a POST, as through
+        // URLNetworkEngine: every transport refuses a GET with a body (it was .invalidRequest).
+        server.clearRecordedRequests()
+        let defaultMethod: Result<Data, any Error> = await waitFor { done in
+            manager.submitBackgroundUpload(FileRequest(path: "upload"), fromFile: file) { done($0) }
+        }
+        #expect(String(decoding: try defaultMethod.get(), as: UTF8.self) == "got 50000")
+        #expect(server.requests(path: "/upload").map(\.method) == ["POST"])
     }
 
     @Test(
