@@ -97,6 +97,10 @@ struct RequestAssembler {
             urlRequest.httpBody = try body.body(encoder: factory.encoder(for: requestType))
         } catch let error as NetworkError {
             throw error
+        } catch let error as CancellationError {
+            // The transfer was cancelled while its multipart body was written: a cancellation,
+            // as everywhere else, not a serialization failure.
+            throw error
         } catch {
             throw NetworkError.serialization(error)
         }

@@ -86,7 +86,8 @@ extension MultipartBuilder {
     /// - Throws: ``MultipartError`` when the boundary is not valid
     ///   (``MultipartError/invalidBoundary(_:)``), a file cannot be read or is not a regular file,
     ///   a part holds the boundary (``MultipartError/boundaryInContent(part:)``), or the
-    ///   destination cannot be written.
+    ///   destination cannot be written; `CancellationError` when called from a task that is
+    ///   cancelled while a file part is copied (checked every 256 KiB).
     public func writeBody(to destination: URL) throws {
         try BoundaryScanner.validate(boundary)
         guard let path = destination.localFilePath else { throw MultipartError.cannotWrite(destination) }
@@ -134,6 +135,9 @@ extension MultipartBuilder {
                 var scanner = BoundaryScanner(boundary: boundary)
                 var left = size
                 while left > 0 {
+                    // A cancelled task (a transfer its caller cancelled) stops here, not after
+                    // copying gigabytes to a body nobody will send.
+                    if Task.isCancelled { throw CancellationError() }
                     let chunk: Data?
                     do { chunk = try input.read(upToCount: Int(min(left, 256 * 1024))) } catch {
                         throw MultipartError.unreadableFile(url)

@@ -306,6 +306,37 @@ struct MultipartTests {
         }
     }
 
+    @Test(
+        "A cancelled task stops writing a large multipart body: CancellationError (not a serialization error), no file left"
+    )
+    func cancelledSpool() async throws {
+        let source = try makePatternFile(size: 12 << 20)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yn-cancel-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let form = MultipartForm(
+            parts: ["file": .file(info: MultipartFileInfo(fileName: "f", fileURL: source, mimeType: "x/y"))],
+            boundary: "cancel-boundary")
+        let destination = directory.appendingPathComponent("body")
+        let written = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try form.writeBody(to: destination)
+        }
+        await #expect(throws: CancellationError.self) { try await written.value }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+
+        // Through Y-Network's request assembly (the >10 MiB path spools to a temporary file).
+        let request = BigMultipart(multipart: form)
+        let assembled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = try RequestAssembler(
+                configuration: NetworkManagerConfiguration(basePath: "https://api.example.com")
+            ).build(request)
+        }
+        await #expect(throws: CancellationError.self) { try await assembled.value }
+    }
+
     @Test("A file part given as a symbolic link sends the file it points to, at its size")
     func symbolicLinkPart() throws {
         let target = try makePatternFile(size: 50_000)
@@ -332,4 +363,10 @@ struct MultipartTests {
         // The transfers' private directories (`mkdtemp`): `ynetwork-` and six characters.
         return Set(names.filter { $0.hasPrefix("ynetwork-") && $0.count == "ynetwork-".count + 6 })
     }
+}
+
+private struct BigMultipart: MultipartRequest {
+    var path: PathRepresentable { "multipart" }
+    var method: HttpMethod { .POST }
+    let multipart: MultipartBuilder
 }
