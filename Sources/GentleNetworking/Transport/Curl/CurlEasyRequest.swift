@@ -420,7 +420,7 @@
             try check(gn_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "the headers")
             // A request that must not be sent twice is watched for libcurl's replay on a new
             // connection (see `CurlTransferState.sendingRequest`). Idempotent ones pay nothing.
-            if !Self.idempotentMethods.contains(method)
+            if !Self.isIdempotent(method)
                 && !fields.contains(where: { $0.key.equalsIgnoringASCIICase("Idempotency-Key") && !$0.value.isEmpty })
             {
                 try check(gn_easy_setopt_prereq_callback(handle, curlPrereqCallback), "PREREQFUNCTION")
@@ -616,8 +616,14 @@
             return !actions.abort
         }
 
-        /// The methods RFC 9110 §9.2.2 calls idempotent: libcurl may send them again.
-        static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
+        /// Whether RFC 9110 §9.2.2 calls `method` (uppercased) idempotent: libcurl may send it
+        /// again. A `switch`, not a set: no hashing on every request.
+        static func isIdempotent(_ method: String) -> Bool {
+            switch method {
+            case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE": true
+            default: false
+            }
+        }
 
         func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
             headerLinesSeen &+= 1
