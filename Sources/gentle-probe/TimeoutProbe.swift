@@ -22,6 +22,8 @@ import YNetwork
 /// - `ynetwork-background`: Y-Network's `submitBackgroundDownload` on an engine configured with a
 ///   session delegate, a request whose `timeoutInterval` is `<seconds>`; it prints the status
 ///   the delegate saw (or the error);
+/// - `ynetwork-stub-engine`: Y-Network's `URLProtocolStubNetworkEngine` with no protocol classes
+///   (its requests reach the network), a request whose `timeoutInterval` is `<seconds>`;
 /// - `transport-cookies`: a `URLSessionTransport` over the default configuration (which accepts
 ///   cookies), `<seconds>` unused; it prints the status. corelibs parsed a `Set-Cookie` it
 ///   trapped on before any delegate saw the response.
@@ -100,6 +102,18 @@ enum TimeoutProbe {
                         return pending
                     }?.resume(returning: Outcome(outcome: "error", error: "\(type(of: error))"))
                 }
+            }
+        case "ynetwork-stub-engine":
+            // The stub engine with no stubbing protocol: requests reach the network.
+            let engine = URLProtocolStubNetworkEngine(protocolClasses: [])
+            engine.configure(with: NetworkEngineConfiguration())
+            var request = URLRequest(url: url)
+            request.timeoutInterval = seconds
+            do {
+                let (_, response) = try await engine.submit(request)
+                outcome.status = (response as? HTTPURLResponse)?.statusCode
+            } catch {
+                outcome = Outcome(outcome: "error", error: "\(type(of: error))")
             }
         case "transport-cookies":
             do {

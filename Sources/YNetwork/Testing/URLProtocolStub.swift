@@ -118,11 +118,29 @@ public final class URLProtocolStub: URLProtocol {
         switch next.output {
         case .failure(let error):
             client?.urlProtocol(self, didFailWithError: error)
-        case .success((let data, let response)):
-            client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        case .success((let data, let stubbed)):
+            client?.urlProtocol(
+                self, didReceive: Self.answering(request, with: stubbed), cacheStoragePolicy: .notAllowed)
             client?.urlProtocol(self, didLoad: data)
             client?.urlProtocolDidFinishLoading(self)
         }
+    }
+
+    /// `response`, for `request`'s URL when it was made for the placeholder `https://any-url.com`
+    /// (``makeHTTPURLResponse(statusCode:expectedLength:)``, ``appendStub(withData:statusCode:type:)``):
+    /// a 401 that seems to come from another origin does not refresh a `SessionManager`'s
+    /// credentials (a redirect there carried none), so Y-Network's stubbed refresh tests would
+    /// see no refresh. A response made for another URL is delivered as it is.
+    static func answering(_ request: URLRequest, with response: URLResponse) -> URLResponse {
+        guard let http = response as? HTTPURLResponse, http.url?.absoluteString == "https://any-url.com",
+            let url = request.url,
+            let rebuilt = HTTPURLResponse(
+                url: url, statusCode: http.statusCode, httpVersion: nil,
+                headerFields: http.allHeaderFields.reduce(into: [String: String]()) { fields, field in
+                    if let name = field.key as? String, let value = field.value as? String { fields[name] = value }
+                })
+        else { return response }
+        return rebuilt
     }
 
     /// Nothing to stop: a stubbed result is delivered at once.

@@ -133,6 +133,9 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
     }
 
     private static func exchange(_ request: URLRequest, on session: URLSession) async throws -> (Data, URLResponse) {
+        // A request that reaches corelibs (no protocol class takes it) with a timeout it
+        // converts to an integer (infinity, NaN, 1e300) trapped the process.
+        let request = Clamp.sessionSafeTimeout(request)
         let box = Locked<URLSessionDataTask?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

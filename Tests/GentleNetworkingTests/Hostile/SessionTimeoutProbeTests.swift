@@ -55,6 +55,18 @@ struct SessionTimeoutProbeTests {
     }
 
     @Test(
+        "Y-Network's URLProtocolStubNetworkEngine letting requests through, a request timeout of NaN or infinity: sent",
+        arguments: ["inf", "nan", "1e300"])
+    func stubEngine(seconds: String) async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/t") { _ in .text("ok") }
+        let outcome = try await Self.probe("ynetwork-stub-engine", server.url("/t"), seconds: seconds)
+        #expect(outcome.outcome == "success" && outcome.status == 200, "\(outcome)")
+        #expect(server.requests(path: "/t").count == 1)
+    }
+
+    @Test(
         "The same session with a delegate of its own (routed too, through a clamped copy): the request is sent",
         arguments: ["inf", "nan", "1e300", "-inf"])
     func ownDelegateSession(seconds: String) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import YNetwork
 
@@ -171,6 +172,26 @@ struct URLProtocolStubTests {
         #expect(throws: NetworkError.unauthenticated) { try unauthorized.get() }
     }
 
+    @Test(
+        "A stubbed 401 refreshes a SessionManager and the request is sent again, as in Y-Network's session tests"
+    )
+    func stubbedRefresh() async throws {
+        let engine = URLProtocolStubNetworkEngine()
+        let session = CountingSession()
+        let manager = NetworkManager()
+        manager.configure(
+            with: NetworkManagerConfiguration(basePath: "https://stubbed.example", networkEngine: engine),
+            sessionManager: session)
+        URLProtocolStub.appendStub(withData: Data(), statusCode: 401)
+        URLProtocolStub.appendStub(withData: Data(#"{"count":3,"category":"x"}"#.utf8), statusCode: 200)
+        // Before: the stub's placeholder URL (`https://any-url.com`) made the 401 look like
+        // another origin's, so there was no refresh and the 200 stayed in the queue.
+        let trivia: Trivia = try await manager.submit(TriviaRequest())
+        #expect(trivia == Trivia(count: 3, category: "x"))
+        #expect(session.refreshes.withLock { $0 } == 1)
+        #expect(URLProtocolStub.messages.isEmpty)
+    }
+
     @Test("An upload stub returns its body to the completion handler, progress ending at 1.0")
     func upload() async throws {
         let (manager, _) = stubbedManager()
@@ -208,5 +229,19 @@ struct URLProtocolStubTests {
         #expect(URLProtocolStub.messages.count == 200)
         URLProtocolStub.reset()
         #expect(URLProtocolStub.messages.isEmpty)
+    }
+}
+
+/// Adds a bearer token and counts refreshes.
+private final class CountingSession: SessionManager, Sendable {
+    let refreshes = Mutex(0)
+
+    func apply(_ request: inout URLRequest) {
+        request.setValue("Bearer t", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.withLock { $0 += 1 }
+        return true
     }
 }
