@@ -14,6 +14,11 @@ import Foundation
 ///
 /// The latency is a sleep on ``clock``, so a test can pass a clock it controls and advance it
 /// instead of waiting.
+///
+/// Available from macOS 13, iOS 16, tvOS 16 and watchOS 9, where `Duration` and `Clock` are (the
+/// original GentleNetworking required iOS 17); without the annotation the package did not build
+/// for its own minimum platforms (iOS 15, macOS 12).
+@available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
 public struct MockNetworkService: NetworkServiceProtocol {
     /// The body every request decodes.
     public let data: Data

@@ -141,6 +141,45 @@
             }
         }
 
+        @Test(
+            "HTTP/2: POSTs on a connection the server closes with GOAWAY (nginx keepalive_requests) are resent by libcurl and succeed, each processed once"
+        )
+        func http2GoawayResendsPosts() async throws {
+            let pki = try await TestPKI.make()
+            defer { try? FileManager.default.removeItem(at: pki.directory.deletingLastPathComponent()) }
+            let nginx = try NginxServer(
+                tls: NginxServer.TLS(certificatePath: pki.chainPath, keyPath: pki.leafKeyPath), serverName: "localhost",
+                extraServerConfig: "keepalive_requests 2; location = /post { return 200 \"posted\"; }")
+            defer { nginx.stop() }
+            let leaf = try CertificatePinning.publicKeyHash(ofCertificatePEM: try pki.pem(pki.leafPath))
+            let transport = PinningTransport(pinnedDomains: [
+                "localhost": PublicKeyPinningEvaluator(pinnedKeyHashes: [leaf], performDefaultValidation: false)
+            ])
+            let base = try #require(URL(string: "https://localhost:\(nginx.port)"))
+            _ = try await transport.data(for: URLRequest(url: base.appendingPathComponent("warm")))
+            // Streams above the GOAWAY's last one were never processed (RFC 9113 §8.7): libcurl
+            // sends them again on a new connection, which must not be refused as a replay.
+            let results = await withTaskGroup(of: String.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        var request = URLRequest(url: base.appendingPathComponent("post"))
+                        request.httpMethod = "POST"
+                        request.httpBody = Data("n=\(index)".utf8)
+                        do {
+                            let (data, _) = try await transport.data(for: request)
+                            return String(decoding: data, as: UTF8.self)
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(results == Array(repeating: "posted", count: 6), "\(results)")
+            let posts = await nginx.accessLog(atLeast: 7).filter { $0.contains("POST /post") }
+            #expect(posts.count == 6, "\(posts)")
+        }
+
         @Test("An in-memory POST on a reused connection that died is not sent again: .connectionLost; a GET is")
         func inMemoryPostOnDeadConnection() async throws {
             for method in ["POST", "PATCH", "GET"] {

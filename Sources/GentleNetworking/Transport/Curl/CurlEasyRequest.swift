@@ -420,8 +420,12 @@
             try check(gn_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "the headers")
             // A request that must not be sent twice is watched for libcurl's replay on a new
             // connection (see `CurlTransferState.sendingRequest`). Idempotent ones pay nothing.
-            if !Self.isIdempotent(method)
-                && !fields.contains(where: { $0.key.equalsIgnoringASCIICase("Idempotency-Key") && !$0.value.isEmpty })
+            // Over `https` the connection may be HTTP/2, where libcurl resends only streams the
+            // server said it never processed (GOAWAY, REFUSED_STREAM: RFC 9113 §8.7), and the
+            // callback cannot tell the protocol (libcurl reports it only once a response
+            // came): there the resend stays libcurl's. Plain `http` is HTTP/1.1.
+            if Self.isCleartextHTTP(text), !Self.isIdempotent(method),
+                !fields.contains(where: { $0.key.equalsIgnoringASCIICase("Idempotency-Key") && !$0.value.isEmpty })
             {
                 try check(gn_easy_setopt_prereq_callback(handle, curlPrereqCallback), "PREREQFUNCTION")
                 try check(
@@ -607,13 +611,23 @@
             return bytes.count
         }
 
-        /// Takes one raw header line; returns whether the transfer goes on.
         /// libcurl is about to send the request, which is not replayable; `false` to stop it (the
         /// second time: see ``CurlTransferState/sendingRequest(replayable:)``).
         func sendingRequest() -> Bool {
             let actions = state.withLock { $0.sendingRequest(replayable: false) }
             if actions.resumeCaller != nil || actions.endStream != nil { apply(actions) }
             return !actions.abort
+        }
+
+        /// Whether `url` (its text) is `http:` (any case): HTTP/1.1, since libcurl is asked for
+        /// HTTP/2 over TLS only.
+        static func isCleartextHTTP(_ url: String) -> Bool {
+            var bytes = url.utf8.makeIterator()
+            for expected in "http:".utf8 {
+                guard let byte = bytes.next(), byte | (expected == UInt8(ascii: ":") ? 0 : 0x20) == expected
+                else { return false }
+            }
+            return true
         }
 
         /// Whether RFC 9110 §9.2.2 calls `method` (uppercased) idempotent: libcurl may send it
@@ -625,6 +639,7 @@
             }
         }
 
+        /// Takes one raw header line; returns whether the transfer goes on.
         func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
             headerLinesSeen &+= 1
             let actions = state.withLock { $0.headerLine(bytes) }
