@@ -44,30 +44,35 @@ public enum RequestBodyStream {
         let cancelled = Locked(false)
         let lastProgress = Locked(DispatchTime.now().uptimeNanoseconds)
         let timedOut = Locked(false)
+        // One timer, cancelled when the read ends: a pending `asyncAfter` per request could not
+        // be cancelled, and with a long timeout (`.infinity` is 31 years) every streamed request
+        // left one behind for good.
+        let watchdog = WatchdogTimer()
         @Sendable func finish(_ result: Result<Data, TransportError>) {
+            watchdog.cancel()
             waiting.withLock { pending in
                 defer { pending = nil }
                 return pending
             }?.resume(returning: result)
         }
         // Checks the idle deadline, and again at the next one while bytes keep coming.
-        @Sendable func watch(after seconds: TimeInterval) {
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                guard waiting.withLock({ $0 != nil }) else { return }
-                let idle = TimeInterval(DispatchTime.now().uptimeNanoseconds &- lastProgress.current) / 1_000_000_000
-                if idle >= idleTimeout {
-                    timedOut.withLock { $0 = true }
-                    finish(
-                        .failure(
-                            TransportError(
-                                .timedOut, url: url,
-                                message:
-                                    "The request's body stream gave no byte for \(idleTimeout) s (the request's timeout); not sent."
-                            )))
-                } else {
-                    watch(after: idleTimeout - idle)
-                }
-            }
+        watchdog.start(after: idleTimeout) {
+            guard waiting.withLock({ $0 != nil }) else { return nil }
+            // The reader may note progress between the two reads: `now` after `last`, and no
+            // wrap-around (a wrapped difference read as 585 years idle).
+            let last = lastProgress.current
+            let now = DispatchTime.now().uptimeNanoseconds
+            let idle = now > last ? TimeInterval(now - last) / 1_000_000_000 : 0
+            if idle < idleTimeout { return idleTimeout - idle }
+            timedOut.withLock { $0 = true }
+            finish(
+                .failure(
+                    TransportError(
+                        .timedOut, url: url,
+                        message:
+                            "The request's body stream gave no byte for \(idleTimeout) s (the request's timeout); not sent."
+                    )))
+            return nil
         }
         let result: Result<Data, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -79,7 +84,6 @@ public enum RequestBodyStream {
                     continuation.resume(returning: .failure(Self.cancelledError(url)))
                     return
                 }
-                watch(after: idleTimeout)
                 ThreadName.start("gentle.body-stream") {
                     let result = readAll(
                         box.stream, limit: limit, url: url,
@@ -95,6 +99,8 @@ public enum RequestBodyStream {
                 return pending
             }?.resume(returning: .failure(Self.cancelledError(url)))
         }
+        // Whichever way the wait ended (a cancellation resumes it without `finish`).
+        watchdog.cancel()
         if cancelled.current { throw CancellationError() }
         var read = request
         read.httpBodyStream = nil
@@ -154,6 +160,46 @@ public enum RequestBodyStream {
             }
             data.append(contentsOf: chunk[0..<count])
             progressed()
+        }
+    }
+
+    /// A one-shot dispatch timer whose handler returns the delay to the next check (or `nil`
+    /// to stop), cancelled at once by ``cancel()``; the source and its handler go with it.
+    private final class WatchdogTimer: @unchecked Sendable {
+        // @unchecked: `source` is set once, in `start`, before any handler runs, and read under `lock`.
+        private let lock = NSLock()
+        private var source: (any DispatchSourceTimer)?
+        private var cancelled = false
+
+        init() { ObjectWatch.note(self, "RequestBodyStream.WatchdogTimer") }
+
+        func start(after seconds: TimeInterval, _ check: @escaping @Sendable () -> TimeInterval?) {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + seconds)
+            // The handler holds the timer object until `cancel()` lets the source (and so the
+            // handler) go: a timer left pending shows as this object alive (the leak test).
+            timer.setEventHandler {
+                guard let next = check() else {
+                    self.cancel()
+                    return
+                }
+                self.lock.withLock { if !self.cancelled { self.source?.schedule(deadline: .now() + next) } }
+            }
+            let started = lock.withLock { () -> Bool in
+                guard !cancelled else { return false }
+                source = timer
+                return true
+            }
+            if started { timer.resume() }
+        }
+
+        func cancel() {
+            let timer = lock.withLock { () -> (any DispatchSourceTimer)? in
+                cancelled = true
+                defer { source = nil }
+                return source
+            }
+            timer?.cancel()
         }
     }
 

@@ -513,6 +513,53 @@ struct CarelessCallerTests {
         #expect(server.acceptedConnectionCount == 0, "nothing was sent")
     }
 
+    @Test(
+        "A body stream's idle watchdog is gone once the read ends, whichever way (read whole, timed out, cancelled), even with an infinite timeout"
+    )
+    func bodyStreamWatchdogIsReleased() async throws {
+        let watch = ObjectWatch()
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("body")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // Held open (the readers block, no end of file) until the readers are let go below.
+        var writer: Int32 = open(fifo.path, O_RDWR | O_CLOEXEC)
+        defer { if writer >= 0 { close(writer) } }
+        func request(_ stream: InputStream, timeout: TimeInterval) throws -> URLRequest {
+            var request = URLRequest(url: try #require(URL(string: "https://api.example.com/up")))
+            request.httpMethod = "POST"
+            request.timeoutInterval = timeout
+            request.httpBodyStream = stream
+            return request
+        }
+        try await ObjectWatch.$current.withValue(watch) {
+            // Read whole, with a timeout of 31 years (what `.infinity` becomes).
+            for _ in 0..<20 {
+                let read = try await RequestBodyStream.reading(
+                    try request(InputStream(data: Data("abc".utf8)), timeout: .infinity))
+                #expect(read.httpBody == Data("abc".utf8))
+            }
+            // Timed out: a stream that gives nothing.
+            await #expect(throws: TransportError.self) {
+                _ = try await RequestBodyStream.reading(try request(InputStream(fileAtPath: fifo.path)!, timeout: 0.3))
+            }
+            // Cancelled while waiting, with an infinite timeout.
+            let stalled = try request(InputStream(fileAtPath: fifo.path)!, timeout: .infinity)
+            let task = Task { try await RequestBodyStream.reading(stalled) }
+            try await Task.sleep(nanoseconds: 100_000_000)
+            task.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await task.value }
+        }
+        #expect(watch.registered["RequestBodyStream.WatchdogTimer"] == 22, "\(watch.registered)")
+        // The two readers still blocked in the FIFO hold their reads' state until the stream
+        // gives them something (documented): an end of file lets them go.
+        close(writer)
+        writer = -1
+        // Before: each read left a dispatch timer pending for its whole timeout, 31 years here.
+        for _ in 0..<300 where !watch.alive.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(watch.alive.isEmpty, "still alive: \(watch.alive)")
+    }
+
     @Test("Transport settings take any Double without trapping")
     func anyDoubleInSettings() throws {
         for value in [Double.infinity, .nan, -1, .greatestFiniteMagnitude] {
