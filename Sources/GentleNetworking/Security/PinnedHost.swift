@@ -81,7 +81,8 @@ package enum PinnedHost {
             guard table[key] == nil else {
                 throw TransportError(
                     .invalidRequest, url: nil,
-                    message: "Two pinned domains name the host \(key) (they differ only in case or a trailing dot); "
+                    message: "Two pinned domains name the host \(key) (they differ only in case, a trailing dot, "
+                        + "or how an IPv6 address is written); "
                         + "give each host one evaluator.")
             }
             table[key] = value
