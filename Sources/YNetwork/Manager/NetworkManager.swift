@@ -188,8 +188,12 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - progress: Called on the main queue with the fraction sent; `nil` by default.
-    ///   - completionHandler: Called on success only, as in Y-Network; use
-    ///     ``submitBackgroundUpload(_:progress:resultHandler:)`` to see failures too.
+    ///   - completionHandler: Called with the response body whatever the status, as in Y-Network
+    ///     (which handed it the body of any final response, so an error message can be read):
+    ///     a 2xx's body, or the body of any other status (``HttpError/data``) when it has one.
+    ///     Not called when the upload fails without a response body (a transport error, a
+    ///     cancellation, a 401 the session could not refresh); use
+    ///     ``submitBackgroundUpload(_:progress:resultHandler:)`` to see every outcome.
     /// - Returns: A handle that cancels the upload; never `nil`.
     @discardableResult
     open func submitBackgroundUpload(
@@ -197,14 +201,23 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     ) -> Cancelable? {
         let completionHandler = Handoff(completionHandler)
         return transfer(request, file: nil, progress: progress) { result in
-            if case .success(let data) = result { completionHandler.value?(data) }
+            switch result {
+            case .success(let data): completionHandler.value?(data)
+            case .failure(let error as HttpError) where !error.data.isEmpty: completionHandler.value?(error.data)
+            case .failure: break
+            }
         }
     }
 
     /// Uploads the body of `request` from a temporary file, then calls `resultHandler` on the
     /// main queue with the response body or the error.
     ///
+    /// Disfavoured: a trailing closure written for Y-Network's
+    /// ``submitBackgroundUpload(_:progress:completionHandler:)`` (`{ data in … }`) goes there,
+    /// as it did; name `resultHandler:` to come here.
+    ///
     /// - Returns: A handle that cancels the upload; never `nil`.
+    @_disfavoredOverload
     @discardableResult
     open func submitBackgroundUpload(
         _ request: NetworkRequest, progress: ProgressHandler? = nil,

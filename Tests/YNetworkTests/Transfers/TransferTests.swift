@@ -145,6 +145,33 @@ struct TransferTests {
         #expect(parseMultipart(received.body, boundary: "b-1")?.first?.body == Data("Ada".utf8))
     }
 
+    @Test(
+        "An upload answered 422: completionHandler gets the error body, as in Y-Network; resultHandler gets the HttpError"
+    )
+    func uploadErrorBody() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("POST", "/upload") { _ in LoopbackResponse(status: 422, body: Data(#"{"error":"too big"}"#.utf8)) }
+        let form = MultipartForm(parts: ["name": .formField(value: "Ada")], boundary: "b-2")
+        let body: Data = await waitFor { done in
+            makeManager(server: server).submitBackgroundUpload(Upload(multipart: form), completionHandler: done)
+        }
+        #expect(body == Data(#"{"error":"too big"}"#.utf8))
+        // A bare trailing closure that does not name its type is the progress handler, as with
+        // Y-Network's own signature (the `resultHandler` overload took it, with a `Result`).
+        let seen = Recorder<String>()
+        let handle = makeManager(server: server).submitBackgroundUpload(Upload(multipart: form)) { value in
+            seen.append("\(type(of: value))")
+        }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        handle?.cancel()
+        #expect(seen.values.allSatisfy { $0 == "Double" }, "\(seen.values)")
+        let result: Result<Data, any Error> = await waitFor { done in
+            makeManager(server: server).submitBackgroundUpload(Upload(multipart: form), resultHandler: done)
+        }
+        #expect((result.failureValue as? HttpError)?.statusCode == 422, "\(result)")
+    }
+
     @Test("With a decorator stack as the transport, transfers and large multipart bodies go through it")
     func transfersUseTheGivenStack() async throws {
         let server = try LoopbackServer()
@@ -212,6 +239,14 @@ struct TransferTests {
 
 extension Result {
     fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+extension Result {
+    /// The error, for a failure.
+    fileprivate var failureValue: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }
