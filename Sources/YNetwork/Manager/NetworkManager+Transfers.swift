@@ -158,9 +158,15 @@ func onMain(_ work: @escaping @Sendable () -> Void) async {
 final class ProgressReporter: Sendable {
     private let handler: Handoff<ProgressHandler>?
     private let last = Locked<Double>(-1)
+    /// Where the handler runs: the main queue (another one in tests).
+    private let queue: DispatchQueue
+    /// The longest ``finish()`` waits for ``queue``.
+    private let wait: TimeInterval
 
-    init(_ handler: ProgressHandler?) {
+    init(_ handler: ProgressHandler?, queue: DispatchQueue = .main, wait: TimeInterval = mainQueueWait) {
         self.handler = handler.map(Handoff.init)
+        self.queue = queue
+        self.wait = wait
     }
 
     /// Starts over, for a transfer sent again after a credential refresh.
@@ -175,17 +181,38 @@ final class ProgressReporter: Sendable {
             last = fraction
             return true
         }
-        if advanced { DispatchQueue.main.async { handler.value(fraction) } }
+        if advanced { queue.async { handler.value(fraction) } }
     }
 
     /// Reports `1.0` unless it was the last value, and waits until the main queue has run every
-    /// report sent so far.
+    /// report sent so far, for at most ``mainQueueWait``: a caller that blocks the main thread
+    /// until the transfer's completion (a semaphore in a synchronous test, a command-line tool)
+    /// deadlocked on an unbounded wait, where Y-Network's completion never waited for the main
+    /// queue. Past the wait the completion goes on, and the reports run when the main queue does.
     func finish() async {
         guard let handler else { return }
         let needed = last.withLock { last -> Bool in
             defer { last = 1 }
             return last < 1
         }
-        await onMain { if needed { handler.value(1) } }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let resumed = Locked(false)
+            let resume: @Sendable () -> Void = {
+                if resumed.withLock({ was in
+                    defer { was = true }; return !was
+                }) {
+                    done.resume()
+                }
+            }
+            queue.async {
+                if needed { handler.value(1) }
+                resume()
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + wait, execute: resume)
+        }
     }
+
+    /// The longest ``finish()`` waits for the main queue by default: 5 s (a loaded main queue
+    /// still delivers the final `1.0` before the completion; a blocked one costs 5 s, not a hang).
+    static let mainQueueWait: TimeInterval = 5
 }

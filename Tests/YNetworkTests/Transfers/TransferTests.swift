@@ -2,7 +2,8 @@ import Foundation
 import GentleNetworking
 import GentleNetworkingTesting
 import Testing
-import YNetwork
+
+@testable import YNetwork
 
 private struct FileRequest: NetworkRequest {
     var path: PathRepresentable
@@ -143,6 +144,29 @@ struct TransferTests {
         let received = try #require(server.requests(path: "/upload").first)
         #expect(received.header("Content-Type") == "multipart/form-data; boundary=b-1")
         #expect(parseMultipart(received.body, boundary: "b-1")?.first?.body == Data("Ada".utf8))
+    }
+
+    @Test(
+        "The last progress report waits for a blocked handler queue a bounded time, then the transfer completes (the main thread blocked on a completion deadlocked)"
+    )
+    func progressWaitIsBounded() async throws {
+        // A queue of its own stands in for a main thread blocked until the completion comes
+        // (blocking the real one would stall every other test that reports on it).
+        let queue = DispatchQueue(label: "blocked-handler-queue")
+        let release = DispatchSemaphore(value: 0)
+        queue.async { _ = release.wait(timeout: .now() + 60) }
+        defer { release.signal() }
+        let seen = Recorder<Double>()
+        let reporter = ProgressReporter({ seen.append($0) }, queue: queue, wait: 0.5)
+        reporter.report(0.5)
+        let started = Date()
+        // Before: an unbounded wait, held until the queue ran (here: 60 s).
+        await reporter.finish()
+        let waited = Date().timeIntervalSince(started)
+        #expect(waited >= 0.4 && waited < 30, "\(waited) s")
+        release.signal()
+        for _ in 0..<200 where seen.values.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(seen.values == [0.5, 1.0], "the reports still run, in order, once the queue does")
     }
 
     @Test(
