@@ -21,7 +21,8 @@ final class FilmAPITests: XCTestCase {
         XCTAssertEqual(
             AssetRouter.poster(name: "a.png").completeURL.absoluteString, "https://cdn.example.com/v2/posters/a.png")
         XCTAssertEqual(HealthRouter().completeURL.absoluteString, "https://status.example.com/health")
-        XCTAssertEqual(describe(FilmRouter.films), "GET https://films.example.com/api/films (GET films)")
+        // As in JustNetworking, a router prints as its type does: an enum prints its case.
+        XCTAssertEqual(describe(FilmRouter.films), "GET https://films.example.com/api/films (films)")
         XCTAssertEqual(configuredBaseURL(), URL(string: "https://films.example.com/api"))
         XCTAssertEqual(HTTPMethod.option.value, "OPTIONS")
     }
