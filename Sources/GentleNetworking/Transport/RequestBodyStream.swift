@@ -190,7 +190,10 @@ public enum RequestBodyStream {
                 source = timer
                 return true
             }
-            if started { timer.resume() }
+            timer.resume()
+            // Cancelled before it started: the source still had to be resumed before it goes
+            // (libdispatch does not take an inactive source being released), then it stops.
+            if !started { timer.cancel() }
         }
 
         func cancel() {
