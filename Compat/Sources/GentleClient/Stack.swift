@@ -21,6 +21,12 @@ public enum TodoStack {
     /// The default service, every argument defaulted.
     public static let plain = HTTPNetworkService()
 
+    /// Re-authentication as the original's README writes it: the auth service and the inner
+    /// transport left to their defaults.
+    public static func refreshingTransport(refresh: @escaping @Sendable () async throws -> Void) -> ReauthTransport {
+        return ReauthTransport(refreshToken: refresh)
+    }
+
     /// Retries with the default policy and a custom `shouldRetry`.
     public static func patientTransport(_ inner: any HTTPTransportProtocol) -> RetryTransport {
         let policy = RetryPolicy(maxRetries: 5, jitter: .decorrelated) { statusCode, error in

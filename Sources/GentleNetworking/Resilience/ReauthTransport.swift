@@ -96,13 +96,14 @@ public final class ReauthTransport: HTTPTransportProtocol {
     ///
     /// - Parameters:
     ///   - inner: The platform's default transport by default.
-    ///   - authService: The service whose credential is refreshed.
+    ///   - authService: The service whose credential is refreshed; `SystemKeyChainAuthService()`
+    ///     by default, as in the original GentleNetworking (`ReauthTransport { … }` compiles).
     ///   - policy: `ReauthPolicy()` by default: at most 3 refreshes per 60 s.
     ///   - refreshToken: Obtains and saves a new credential. Runs at most once at a time, across
     ///     every transport sharing the auth service.
     public init(
         inner: any HTTPTransportProtocol = DefaultTransport.make(),
-        authService: any AuthServiceProtocol,
+        authService: any AuthServiceProtocol = SystemKeyChainAuthService(),
         policy: ReauthPolicy = ReauthPolicy(),
         refreshToken: @escaping @Sendable () async throws -> Void
     ) {
