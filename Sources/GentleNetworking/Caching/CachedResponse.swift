@@ -33,3 +33,42 @@ public struct CachedResponse: Sendable, Hashable, Codable {
             + (url?.absoluteString.utf8.count ?? 0) + etag.utf8.count + 64
     }
 }
+
+// MARK: The original GentleNetworking's ETagCacheEntry
+
+/// The original GentleNetworking's name for a stored response: a custom ``ETagStoreProtocol``
+/// written to its signatures (`cachedResponse(for:) -> ETagCacheEntry?`,
+/// `store(_ entry: ETagCacheEntry, for:)`) conforms unchanged.
+public typealias ETagCacheEntry = CachedResponse
+
+extension CachedResponse {
+    /// Creates an entry from a response, as the original's `ETagCacheEntry(etag:data:response:)`.
+    ///
+    /// Keeps the response's status, URL and headers, except the fields that may carry a
+    /// credential (`Set-Cookie`, `Authorization`, and the other names ``Redactor`` hides), which
+    /// ``ETagTransport`` never stores either: a store may write its entries to disk. `storedAt`
+    /// is now.
+    public init(etag: String, data: Data, response: HTTPURLResponse) {
+        self.init(
+            body: data, statusCode: response.statusCode,
+            headers: ETagTransport.storedHeaders(response.stringHeaders), url: response.url, etag: etag,
+            storedAt: Date())
+    }
+
+    /// The body, under the original's name (``body``).
+    public var data: Data { body }
+
+    /// The stored status, headers and URL as an `HTTPURLResponse`, as the original's entry held
+    /// it. Built on each read. An entry without a URL (one made by hand with `url: nil`) answers
+    /// for `file:///`, as ``ETagTransport`` does when it rebuilds such an entry.
+    ///
+    /// Implicitly unwrapped so that the original's `entry.response.statusCode` compiles unchanged:
+    /// Foundation's initializer is failable (no platform documents when it fails; neither fails
+    /// for a stored entry), and a `nil` here is better than a trap inside the library.
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+    public var response: HTTPURLResponse! {
+        HTTPURLResponse(
+            url: url ?? URL(fileURLWithPath: "/"), statusCode: statusCode, httpVersion: "HTTP/1.1",
+            headerFields: headers)
+    }
+}
