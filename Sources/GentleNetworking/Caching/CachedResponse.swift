@@ -58,6 +58,7 @@ extension CachedResponse {
     /// The body, under the original's name (``body``).
     public var data: Data { body }
 
+    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     /// The stored status, headers and URL as an `HTTPURLResponse`, as the original's entry held
     /// it. Built on each read. An entry without a URL (one made by hand with `url: nil`) answers
     /// for `file:///`, as ``ETagTransport`` does when it rebuilds such an entry.
@@ -65,7 +66,6 @@ extension CachedResponse {
     /// Implicitly unwrapped so that the original's `entry.response.statusCode` compiles unchanged:
     /// Foundation's initializer is failable (no platform documents when it fails; neither fails
     /// for a stored entry), and a `nil` here is better than a trap inside the library.
-    // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
     public var response: HTTPURLResponse! {
         HTTPURLResponse(
             url: url ?? URL(fileURLWithPath: "/"), statusCode: statusCode, httpVersion: "HTTP/1.1",
