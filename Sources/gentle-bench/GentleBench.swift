@@ -377,7 +377,10 @@ struct GentleBench {
         if let decorated = decorated(mode: mode, over: DefaultTransport.make()) {
             service = HTTPNetworkService(transport: decorated, authService: InMemoryAuthService())
         } else {
-            service = HTTPNetworkService(authService: InMemoryAuthService(), logger: logger)
+            // The bare transport, as in every earlier measurement (`HTTPNetworkService()`'s
+            // default retries over it).
+            service = HTTPNetworkService(
+                transport: DefaultTransport.make(), authService: InMemoryAuthService(), logger: logger)
         }
         let environment = DefaultAPIEnvironment(baseURL: nginx.baseURL)
         let endpoint = Endpoint(path: "/model.json", method: .get)

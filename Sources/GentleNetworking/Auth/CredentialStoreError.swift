@@ -37,3 +37,9 @@ public struct CredentialStoreError: Error, Sendable, Hashable, CustomStringConve
         "CredentialStoreError.\(code): \(message)" + (path.map { " [\($0)]" } ?? "")
     }
 }
+
+extension CredentialStoreError: LocalizedError {
+    /// The same text as ``message``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { message }
+}

@@ -95,14 +95,15 @@ public final class ReauthTransport: HTTPTransportProtocol {
     /// that is a class.
     ///
     /// - Parameters:
-    ///   - inner: The platform's default transport by default.
+    ///   - inner: A ``RetryTransport`` with the default policy over the platform's default
+    ///     transport by default, as in the original GentleNetworking.
     ///   - authService: The service whose credential is refreshed; `SystemKeyChainAuthService()`
     ///     by default, as in the original GentleNetworking (`ReauthTransport { … }` compiles).
     ///   - policy: `ReauthPolicy()` by default: at most 3 refreshes per 60 s.
     ///   - refreshToken: Obtains and saves a new credential. Runs at most once at a time, across
     ///     every transport sharing the auth service.
     public init(
-        inner: any HTTPTransportProtocol = DefaultTransport.make(),
+        inner: any HTTPTransportProtocol = RetryTransport(),
         authService: any AuthServiceProtocol = SystemKeyChainAuthService(),
         policy: ReauthPolicy = ReauthPolicy(),
         refreshToken: @escaping @Sendable () async throws -> Void
@@ -613,4 +614,10 @@ extension SystemKeyChainAuthService: SharedCredentialIdentity {
             account,
         ]
     }
+}
+
+extension ReauthError: LocalizedError {
+    /// The same text as ``ReauthError/message``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { message }
 }

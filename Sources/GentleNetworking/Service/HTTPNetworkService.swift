@@ -35,7 +35,11 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     /// Creates a service. Every argument has a default, so `HTTPNetworkService()` works.
     ///
     /// - Parameters:
-    ///   - transport: The platform's default transport (see ``DefaultTransport``) by default.
+    ///   - transport: A ``RetryTransport`` with the default ``RetryPolicy`` over the platform's
+    ///     default transport (see ``DefaultTransport``) by default, as in the original
+    ///     GentleNetworking: idempotent requests are retried (up to 3 times) after a 408, 429,
+    ///     500, 502, 503, 504 or a connection failure; a POST or PATCH without an
+    ///     `Idempotency-Key` never is. Pass `DefaultTransport.make()` for no retries.
     ///   - authService: ``SystemKeyChainAuthService`` by default.
     ///   - invalidationHandler: Awaited on every 401 from the request's origin before the call throws (see
     ///     ``TokenInvalidationHandler``); `nil` by default.
@@ -45,7 +49,7 @@ public struct HTTPNetworkService: NetworkServiceProtocol {
     ///   - jsonEncoder: A plain `JSONEncoder` when `nil` (the default).
     ///   - logger: ``NoOpNetworkLogger`` by default.
     public init(
-        transport: any HTTPTransportProtocol = DefaultTransport.make(),
+        transport: any HTTPTransportProtocol = RetryTransport(),
         authService: any AuthServiceProtocol = SystemKeyChainAuthService(),
         invalidationHandler: (any TokenInvalidationHandler)? = nil,
         jsonDecoder: JSONDecoder? = nil,

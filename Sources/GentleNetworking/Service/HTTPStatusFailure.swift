@@ -66,3 +66,9 @@ public struct HTTPStatusFailure: Error, Sendable, Hashable, CustomStringConverti
     /// A 3xx status that reached the service.
     public static func redirect(_ code: Int) -> HTTPStatusFailure { HTTPStatusFailure(.redirect(code)) }
 }
+
+extension HTTPStatusFailure: LocalizedError {
+    /// The same text as ``message``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { message }
+}

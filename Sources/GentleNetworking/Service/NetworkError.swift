@@ -204,3 +204,9 @@ extension NetworkError {
             underlyingError: error)
     }
 }
+
+extension NetworkError: LocalizedError {
+    /// The same text as ``message``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { message }
+}

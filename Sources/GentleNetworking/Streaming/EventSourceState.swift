@@ -250,3 +250,9 @@ public enum EventSourceFailure: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 }
+
+extension EventSourceFailure: LocalizedError {
+    /// The same text as ``EventSourceFailure/description``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { description }
+}

@@ -36,3 +36,9 @@ public enum StreamingError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension StreamingError: LocalizedError {
+    /// The same text as ``description``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { description }
+}

@@ -187,3 +187,9 @@ public struct TransportError: Error, Sendable, CustomStringConvertible, CustomRe
         return .other
     }
 }
+
+extension TransportError: LocalizedError {
+    /// The same text as ``message``: what `localizedDescription` shows (an alert, a log line),
+    /// free of credentials, instead of Foundation's generic "The operation could not be completed".
+    public var errorDescription: String? { message }
+}

@@ -145,7 +145,9 @@
         @Test("The default transport on Linux is the shared CurlTransport")
         func defaultOnLinux() {
             #expect(DefaultTransport.make() is CurlTransport)
-            #expect(HTTPNetworkService(authService: InMemoryAuthService()).transport is CurlTransport)
+            let serviceTransport = HTTPNetworkService(authService: InMemoryAuthService()).transport
+            #expect((serviceTransport as? RetryTransport)?.inner is CurlTransport, "retries over it, as the original")
+            #expect(((serviceTransport as? RetryTransport)?.inner as? CurlTransport) === CurlTransport.shared)
             #expect((DefaultTransport.make() as? CurlTransport) === CurlTransport.shared)
         }
 
