@@ -9,8 +9,11 @@ import GentleNetworking
 ///
 /// Order: URL (``URLBuilder``), method, timeout and cache policy (the request's, else the
 /// configuration's), the configuration's headers (its credential headers only for a request to
-/// the base path's origin), `Content-Type` from the request content type
-/// (with a body), the request's own headers (which win), then the body. No `Accept` is added, as
+/// the base path's origin), `Content-Type` from the request content type (on every request, as
+/// Y-Network sets it, with or without a body), for a ``MultipartRequest`` a `Boundary` header
+/// naming its boundary (as Y-Network adds one), the request's own headers (which win), then the
+/// body. A body that cannot be encoded is ``NetworkError/serialization(_:)`` wrapping the cause
+/// (``NetworkError/noEncoder`` included, as in Y-Network). No `Accept` is added, as
 /// in Y-Network (set one in the request's or the configuration's headers;
 /// ``ResponseContentType/header`` gives the usual one). A multipart body larger than
 /// ``MultipartBuilder/streamingThreshold`` is written to a temporary file and sent from there.
@@ -53,6 +56,11 @@ struct RequestAssembler {
         if let multipart = body as? MultipartBuilder, case .multipart = requestType {
             requestType = .multipart(boundary: multipart.boundary)
         }
+        // Y-Network's extra `Boundary` field on a multipart request: the boundary of the body
+        // that is sent (read once above), else of the request's builder.
+        let boundaryField: String? =
+            request is any MultipartRequest
+            ? ((body as? MultipartBuilder)?.boundary ?? (request as? any MultipartRequest)?.multipart.boundary) : nil
         do throws(TransportError) {
             try RequestValidator.checkFieldsSize(configuration.headers ?? [:], url: urlRequest.url)
             try RequestValidator.checkFieldsSize(request.headers ?? [:], url: urlRequest.url)
@@ -65,8 +73,11 @@ struct RequestAssembler {
             where toBase || !Origin.isCredentialHeader(name) {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
             }
-            if body != nil, let header = requestType.header {
+            if let header = requestType.header {
                 try RequestValidator.setHeader(header.value, named: header.field, on: &urlRequest)
+            }
+            if let boundaryField {
+                try RequestValidator.setHeader(boundaryField, named: "Boundary", on: &urlRequest)
             }
             for (name, value) in (request.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
                 try RequestValidator.setHeader(value, named: name, on: &urlRequest)
@@ -95,6 +106,9 @@ struct RequestAssembler {
             }
             let factory = request.parserFactory ?? configuration.parserFactory
             urlRequest.httpBody = try body.body(encoder: factory.encoder(for: requestType))
+        } catch NetworkError.noEncoder {
+            // Y-Network wraps every encoding failure, this one too.
+            throw NetworkError.serialization(NetworkError.noEncoder)
         } catch let error as NetworkError {
             throw error
         } catch let error as CancellationError {

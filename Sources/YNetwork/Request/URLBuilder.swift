@@ -7,7 +7,7 @@ import GentleNetworking
 ///   but for characters its path, query or fragment cannot hold, which are percent-encoded
 ///   (existing escapes stay).
 /// - Otherwise the base is the request's ``NetworkRequest/basePath``, else the configuration's,
-///   joined to the path with exactly one `/`; characters a path cannot hold are
+///   joined to the path with exactly one `/` (an empty path too: `…/v1/`); characters a path cannot hold are
 ///   percent-encoded. A query in the base (`https://h/v1?key=K`) follows the joined path, ahead
 ///   of the path's own; a fragment in the base or the path is dropped. No base at all is
 ///   ``NetworkError/noBasePath``.
@@ -72,15 +72,15 @@ open class URLBuilder: @unchecked Sendable {
         if PercentEncoding.dotSegment(in: trimmedPath) != nil {
             throw NetworkError.invalidURL
         }
-        let joined = trimmedPath.isEmpty ? String(trimmedBase) : trimmedBase + "/" + trimmedPath
+        // Exactly one `/` between base and path, also for an empty path (`""` or `"/"` asks for
+        // `…/v1/`), as Y-Network joins them: a server may tell `/v1/` from `/v1`.
+        let joined = trimmedBase + "/" + trimmedPath
         // The queries are encoded as a path is (existing escapes kept): left to `URL(string:)`,
         // a space or `ç` in one made it re-encode the whole query, `%` included, and the
         // parameters added next arrived encoded twice.
         let pathQuery = PercentEncoding.query(String(relative[queryStart...].dropFirst()))
         if baseQuery.isEmpty {
-            // As before: a path that is only a query (`?x=1`) still gets its `/`.
-            let withQuery = trimmedPath + (queryStart == relative.endIndex ? "" : "?" + pathQuery)
-            return withQuery.isEmpty ? String(trimmedBase) : trimmedBase + "/" + withQuery
+            return joined + (queryStart == relative.endIndex ? "" : "?" + pathQuery)
         }
         return joined + "?" + PercentEncoding.query(String(baseQuery)) + (pathQuery.isEmpty ? "" : "&" + pathQuery)
     }

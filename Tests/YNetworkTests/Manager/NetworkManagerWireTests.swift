@@ -117,6 +117,20 @@ struct NetworkManagerWireTests {
         #expect(received.rawQuery == "key=K3Y&page=2")
     }
 
+    @Test("An empty path asks for the base path with its slash, as Y-Network joined them")
+    func emptyPathOnTheWire() async throws {
+        struct Root: NetworkRequest {
+            var path: PathRepresentable { "" }
+        }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/v1/") { _ in .json(#"{"id":1,"name":"root"}"#) }
+        let manager = makeManager(server: server, basePath: server.url("/v1").absoluteString)
+        let user: User = try await manager.submit(Root())
+        #expect(user.name == "root")
+        #expect(server.receivedRequests.map(\.path) == ["/v1/"])
+    }
+
     @Test("A path's own query with a space or non-ASCII: the parameters added next arrive encoded once")
     func pathQueryEncodedOnce() async throws {
         struct Search: NetworkRequest {

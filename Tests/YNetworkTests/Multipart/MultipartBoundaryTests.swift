@@ -187,6 +187,7 @@ struct MultipartBoundaryTests {
         let boundary = try #require(contentType.components(separatedBy: "boundary=").last)
         // Before: the header named one boundary and the body used another; no part was found.
         let parts = try #require(parseMultipart(received.body, boundary: boundary), "\(contentType)")
+        #expect(received.header("Boundary") == boundary, "Y-Network's extra field names the body's boundary")
         #expect(parts.map(\.name) == (streamed ? ["doc", "note"] : ["note"]))
         #expect(parts.last?.body == Data("hi".utf8))
         if streamed { #expect(parts.first?.body.count == 11 << 20) }

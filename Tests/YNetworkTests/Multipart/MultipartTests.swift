@@ -31,6 +31,7 @@ struct MultipartTests {
         let received = try #require(server.requests(path: "/upload").first)
         #expect(received.method == "POST")
         #expect(received.header("Content-Type") == "multipart/form-data; boundary=test-boundary-123")
+        #expect(received.header("Boundary") == "test-boundary-123", "as Y-Network adds it")
         let parts = try #require(parseMultipart(received.body, boundary: "test-boundary-123"))
         #expect(parts.map(\.name) == ["count", "photo", "title"])
         #expect(parts[0].body == Data("3".utf8))

@@ -60,7 +60,7 @@ struct AbsolutePathSampleTests {
         #expect(received.method == "GET")
         #expect(received.target == "/api/v1/users")
         #expect(received.header("Accept") != "application/json")
-        #expect(received.header("Content-Type") == nil)
+        #expect(received.header("Content-Type") == "application/json", "as Y-Network sets it on every request")
     }
 
     @Test("An unconfigured NetworkManager() sends an absolute-path request with no setup at all")

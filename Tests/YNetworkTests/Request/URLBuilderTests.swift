@@ -120,7 +120,7 @@ struct URLBuilderTests {
         #expect(try url(Probe(path: "users#frag", basePath: base)) == "https://api.example.com/v1/users")
         #expect(try url(Probe(path: "users#a?b=1", basePath: base)) == "https://api.example.com/v1/users")
         #expect(try url(Probe(path: "users/#top", basePath: base)) == "https://api.example.com/v1/users/")
-        #expect(try url(Probe(path: "#only", basePath: base)) == "https://api.example.com/v1")
+        #expect(try url(Probe(path: "#only", basePath: base)) == "https://api.example.com/v1/")
         #expect(
             try url(Probe(path: "users?x=1#f", basePath: base, parameters: ["y": "2"]))
                 == "https://api.example.com/v1/users?x=1&y=2")
@@ -139,10 +139,18 @@ struct URLBuilderTests {
         #expect(
             try url(Probe(path: "/users", basePath: base, parameters: ["y": "2"]))
                 == "https://h.example/v1/users?key=K&y=2")
-        #expect(try url(Probe(path: "", basePath: base)) == "https://h.example/v1?key=K")
+        #expect(try url(Probe(path: "", basePath: base)) == "https://h.example/v1/?key=K")
         #expect(try url(Probe(path: "users", basePath: "https://h.example/v1#f")) == "https://h.example/v1/users")
         // Without a query in the base, a path that is only a query keeps its slash, as before.
         #expect(try url(Probe(path: "?x=1", basePath: "https://h.example/v1")) == "https://h.example/v1/?x=1")
+        // An empty path is the base and one `/`, as Y-Network joins them.
+        for path in ["", "/", "//"] {
+            #expect(try url(Probe(path: path, basePath: "https://h.example/v1")) == "https://h.example/v1/")
+            #expect(try url(Probe(path: path, basePath: "https://h.example/v1/")) == "https://h.example/v1/")
+            #expect(
+                try url(Probe(path: path, basePath: "https://h.example/v1", parameters: ["y": "2"]))
+                    == "https://h.example/v1/?y=2")
+        }
     }
 
     @Test("With a .formURLEncoded request type, spaces in the query are +")
