@@ -2,7 +2,7 @@ import Foundation
 
 /// A transfer that can be cancelled.
 public protocol Cancelable: Sendable {
-    /// Cancels the transfer; its handler then gets a failure (`CancellationError`). Cancelling a
+    /// Cancels the transfer; its handler then gets a failure (`URLError(.cancelled)`, as from Y-Network's tasks). Cancelling a
     /// finished transfer does nothing.
     func cancel()
 }

@@ -27,7 +27,7 @@ public typealias FileUploadHandler = (Data) -> Void
 
 /// Called when a transfer is cancelled; kept from Y-Network, where it was for a `Progress`'s
 /// cancellation handler. ``NetworkManager`` itself does not take one: cancelling a
-/// ``Cancelable`` fails the transfer's handler with `CancellationError`.
+/// ``Cancelable`` fails the transfer's handler with `URLError(.cancelled)`, as Y-Network's tasks did.
 public typealias CancellationHandler = () -> Void
 
 /// A raw exchange's outcome, as Y-Network declared it for engines: the body, the response, or
@@ -124,7 +124,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
 
     /// Sends `request` and parses the response as `Response`.
     ///
-    /// - Throws: ``NetworkError``, ``HttpError``, `CancellationError`, or the transport's error
+    /// - Throws: ``NetworkError``, ``HttpError``, `URLError(.cancelled)` for a cancelled task, or the transport's error
     ///   when it is neither a TLS nor a connectivity failure (a timeout, for example).
     open func submit<Response: Decodable>(_ request: NetworkRequest) async throws -> Response {
         let configuration = currentConfiguration
@@ -141,7 +141,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     }
 
     /// ``submit(_:completion:)``, returning a handle that cancels the request (the completion
-    /// then gets `CancellationError`).
+    /// then gets `URLError(.cancelled)`).
     @discardableResult
     public func submitCancelable<Response: Decodable>(
         _ request: NetworkRequest, completion: @escaping APICompletion<Response>
@@ -171,7 +171,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     ///   - completionHandler: Called once, off the main queue, with the temporary file (move it
     ///     before returning: it is removed afterwards) or the error: ``NetworkError`` (401 is
     ///     ``NetworkError/unauthenticated``), ``HttpError`` with the body for other statuses, or
-    ///     `CancellationError`.
+    ///     `URLError(.cancelled)`.
     /// - Returns: A handle that cancels the download. It is never `nil` (the optional is kept
     ///   for source compatibility; Y-Network returned `nil` when unconfigured, this manager works
     ///   unconfigured): a request that cannot be built fails in the handler.

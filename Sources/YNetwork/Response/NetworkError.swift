@@ -101,9 +101,12 @@ public enum NetworkError: Error, Equatable, CustomReflectable {
 
     /// `error` as a ``NetworkError`` where one applies (unreachable network, TLS, a request the
     /// transport refused to send, a 401 a `ReauthTransport` in the stack could not recover),
-    /// else `error`.
+    /// else `error`. A cancellation (`CancellationError`, from a cancelled task or a cancelled
+    /// transfer) is `URLError(.cancelled)`, what Y-Network's `URLSession` tasks reported, so code
+    /// that checks `(error as? URLError)?.code == .cancelled` keeps ignoring cancellations.
     public static func mapping(_ error: any Error) -> any Error {
-        if error is NetworkError || error is HttpError || error is CancellationError { return error }
+        if error is CancellationError { return URLError(.cancelled) }
+        if error is NetworkError || error is HttpError { return error }
         if let transport = error as? TransportError {
             switch transport.code {
             case .tlsFailure, .pinMismatch: return NetworkError.invalidSSL(transport)

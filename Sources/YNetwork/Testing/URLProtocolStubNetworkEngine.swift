@@ -47,7 +47,7 @@ public final class URLProtocolStubNetworkEngine: NetworkEngine, @unchecked Senda
     /// Whether downloads and uploads start at once; `true` by default.
     ///
     /// When `false`, a download or upload waits without sending anything until its task is
-    /// cancelled, and then fails with `CancellationError` (for testing cancellation: cancel the
+    /// cancelled, and then fails with `CancellationError` (which the manager passes on as `URLError(.cancelled)`) (for testing cancellation: cancel the
     /// ``Cancelable`` that ``NetworkManager`` returned). Plain requests are not affected.
     public var autoResumesBackgroundTasks: Bool {
         get { lock.withLock { autoResumes } }

@@ -71,9 +71,10 @@ struct NetworkErrorMappingTests {
         #expect(YNetwork.NetworkError.invalidSSL(bare) != .noInternet(bare))
     }
 
-    @Test("Cancellation, HttpError and NetworkError pass through unchanged")
+    @Test("HttpError and NetworkError pass through unchanged; a cancellation is URLError(.cancelled), as Y-Network's")
     func passThrough() {
-        #expect(YNetwork.NetworkError.mapping(CancellationError()) is CancellationError)
+        #expect((YNetwork.NetworkError.mapping(CancellationError()) as? URLError)?.code == .cancelled)
+        #expect((YNetwork.NetworkError.mapping(URLError(.cancelled)) as? URLError)?.code == .cancelled)
         #expect(YNetwork.NetworkError.mapping(YNetwork.NetworkError.noData) as? YNetwork.NetworkError == .noData)
         let http = HttpError(statusCode: 418, headers: [:], data: Data())
         #expect((YNetwork.NetworkError.mapping(http) as? HttpError)?.statusCode == 418)

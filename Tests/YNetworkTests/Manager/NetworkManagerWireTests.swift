@@ -354,6 +354,33 @@ struct NetworkManagerWireTests {
         let _: User? = try? await manager.submit(Post(path: "https://", method: .GET))
         #expect(manager.seen.values == ["200 ok", "-1 invalidURL"])
     }
+
+    @Test("A cancelled submit throws URLError(.cancelled), as Y-Network's URLSession did, and hangs up")
+    func cancelledSubmit() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/users") { _ in
+            LoopbackResponse(status: 200, body: Data(count: 64 << 10)).with {
+                $0.delayMidBody = 300
+                $0.chunkSize = 64 << 10
+            }
+        }
+        let manager = makeManager(server: server, basePath: server.baseURL.absoluteString)
+        let call = Task { () -> User in try await manager.submit(Post(method: .GET)) }
+        for _ in 0..<2000 where server.requests(path: "/users").isEmpty {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        call.cancel()
+        do {
+            _ = try await call.value
+            Issue.record("a cancelled submit must throw")
+        } catch {
+            #expect((error as? URLError)?.code == .cancelled, "got \(error)")
+        }
+        for _ in 0..<20000 where server.clientHangUpCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(server.clientHangUpCount >= 1)
+    }
 }
 
 private enum HttpErrorShape: Error {
