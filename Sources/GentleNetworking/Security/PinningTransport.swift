@@ -233,6 +233,9 @@ struct FailingTransport: HTTPTransportProtocol {
                 }
                 if requirements.performDefaultValidation {
                     // The system roots validate the chain; the leaf must be a pinned certificate.
+                    // `ServerTrustRequirements.validate` refuses a certificate that does not
+                    // parse before settings are built; were one to get here, it pins a hash no
+                    // key has, failing closed (dropping it could leave no pin at all).
                     settings.pinnedKeyHashes += certificates.map {
                         (try? CertificatePinning.publicKeyHash(ofCertificateDER: $0)) ?? SHA256Digest.hash($0)
                     }
