@@ -15,7 +15,9 @@ import GentleNetworking
 /// (see ``PersistenceWriter``); with `download-fsize`, a download under a file size limit (see
 /// ``DownloadUnderFileSizeLimit``); with `timeout`, one request with a session or request
 /// timeout corelibs could trap on (see ``TimeoutProbe``); with `pinned-anchors`, one request
-/// through pinned certificates as the only trust anchors (see ``PinnedAnchorsProbe``).
+/// through pinned certificates as the only trust anchors (see ``PinnedAnchorsProbe``); with
+/// `multipart-fsize`, a multipart body written under a file size limit (see
+/// ``MultipartUnderFileSizeLimit``).
 @main
 struct GentleProbe {
     struct Outcome: Encodable {
@@ -33,6 +35,9 @@ struct GentleProbe {
         }
         if arguments.count > 1, arguments[1] == "download-fsize" {
             await DownloadUnderFileSizeLimit.run(Array(arguments.dropFirst(2)))
+        }
+        if arguments.count > 1, arguments[1] == "multipart-fsize" {
+            await MultipartUnderFileSizeLimit.run(Array(arguments.dropFirst(2)))
         }
         if arguments.count > 1, arguments[1] == "timeout" {
             await TimeoutProbe.run(Array(arguments.dropFirst(2)))

@@ -218,7 +218,7 @@ public final class HARRecorder: NetworkLogger, Sendable {
             throw CocoaError(.fileWriteUnsupportedScheme, userInfo: [NSURLErrorKey: url])
         }
         do {
-            try AtomicFile.write(to: path, mode: 0o600, parts: document().forEachPart)
+            try AtomicFile.write(to: path, mode: 0o600) { emit in document().forEachPart { _ = emit($0) } }
         } catch {
             throw error.cocoaError(target: path)
         }

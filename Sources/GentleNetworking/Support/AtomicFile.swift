@@ -61,7 +61,7 @@ package enum AtomicFile {
     /// Replaces the file at `path` with `data`, created with `mode` (never wider, whatever the umask).
     /// Readers see the old file or the new one; a symbolic link at `path` is replaced, not followed.
     package static func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
-        try write(to: path, mode: mode) { emit in data.withUnsafeBytes(emit) }
+        try write(to: path, mode: mode) { emit in _ = data.withUnsafeBytes(emit) }
     }
 
     /// The most bytes ``write(to:mode:parts:)`` gathers from small parts before writing them: 64 KiB.
@@ -70,7 +70,9 @@ package enum AtomicFile {
     /// Replaces the file at `path` with the bytes `parts` hands, in order, to the function it is
     /// given, as ``write(_:to:mode:)`` does: for content made piece by piece (a HAR file's
     /// entries) without a copy of the whole in memory. Parts under 64 KiB are gathered into
-    /// writes of up to that size; larger ones are written as they are. After a failed write the
+    /// writes of up to that size; larger ones are written as they are. The function answers
+    /// `false` once a write has failed, so a producer can stop reading its sources (a multipart
+    /// body's files after the disk filled up). After a failed write the
     /// rest of the parts is ignored, the temporary file removed and the failure thrown; so is a
     /// failure `completing` returns once the parts are written (the producer's own, such as a
     /// source it could not read), and the file at `path` is then left as it was. With `synced`
@@ -78,7 +80,7 @@ package enum AtomicFile {
     /// without it (content that need not survive a power loss, such as a request body spooled
     /// to disk) the rename alone keeps readers from seeing a mix.
     package static func write(
-        to path: String, mode: mode_t, synced: Bool = true, parts: ((UnsafeRawBufferPointer) -> Void) -> Void,
+        to path: String, mode: mode_t, synced: Bool = true, parts: ((UnsafeRawBufferPointer) -> Bool) -> Void,
         completing producerFailure: () -> Failure? = { nil }
     ) throws(Failure) {
         let temporaryPath = temporaryPath(for: path)
@@ -106,7 +108,7 @@ package enum AtomicFile {
             gathered.removeAll(keepingCapacity: true)
         }
         parts { part in
-            guard failure == nil else { return }
+            guard failure == nil else { return false }
             if gathered.count &+ part.count > gatherBytes { flush() }
             if part.count >= gatherBytes {
                 writeAll(part)
@@ -114,6 +116,7 @@ package enum AtomicFile {
                 if gathered.capacity == 0 { gathered.reserveCapacity(gatherBytes) }
                 gathered.append(contentsOf: part)
             }
+            return failure == nil
         }
         flush()
         // The producer's own failure (a source it could not read) keeps the old file too.
@@ -167,7 +170,8 @@ package enum AtomicFile {
                     if count < 0 { readFailure = Failure(operation: "read", path: source, code: errno) }
                     return
                 }
-                buffer.withUnsafeBytes { emit(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                // A failed write ends the copy: nothing more is read from the source.
+                guard buffer.withUnsafeBytes({ emit(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) else { return }
             }
         } completing: {
             readFailure

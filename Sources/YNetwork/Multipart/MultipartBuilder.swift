@@ -103,7 +103,11 @@ extension MultipartBuilder {
         do {
             try AtomicFile.write(to: path, mode: 0o600, synced: false) { emit in
                 do {
-                    try writeParts { data in data.withUnsafeBytes(emit) }
+                    try writeParts { data in
+                        guard data.withUnsafeBytes(emit) else { throw MultipartWriteFailed() }
+                    }
+                } catch is MultipartWriteFailed {
+                    // AtomicFile holds the write's own failure and throws it.
                 } catch {
                     failure = error
                 }
@@ -116,11 +120,11 @@ extension MultipartBuilder {
     }
 
     /// The body, handed to `write` piece by piece: file parts in chunks of up to 256 KiB, read
-    /// as they are written (see ``writeBody(to:)``).
-    private func writeParts(_ write: (Data) -> Void) throws {
+    /// as they are written (see ``writeBody(to:)``). An error `write` throws ends it at once.
+    private func writeParts(_ write: (Data) throws -> Void) throws {
         for name in parts.keys.sorted() {
             guard let part = parts[name] else { continue }
-            write(Data("--\(boundary)\r\n".utf8))
+            try write(Data("--\(boundary)\r\n".utf8))
             switch part {
             case .file(let info) where info.fileURL != nil:
                 // Only a regular file (opened without waiting, a symbolic link followed), and no
@@ -131,7 +135,7 @@ extension MultipartBuilder {
                 else { throw MultipartError.unreadableFile(info.fileURL ?? URL(fileURLWithPath: "/")) }
                 let input = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                 defer { try? input.close() }
-                write(Data(part.head(name: name).utf8))
+                try write(Data(part.head(name: name).utf8))
                 var scanner = BoundaryScanner(boundary: boundary)
                 var left = size
                 while left > 0 {
@@ -144,21 +148,25 @@ extension MultipartBuilder {
                     }
                     guard let chunk, !chunk.isEmpty else { throw MultipartError.unreadableFile(url) }
                     guard !scanner.isFound(in: chunk) else { throw MultipartError.boundaryInContent(part: name) }
-                    write(chunk)
+                    try write(chunk)
                     left -= Int64(chunk.count)
                 }
-                write(Data("\r\n".utf8))
+                try write(Data("\r\n".utf8))
             default:
                 let content = try part.content()
                 guard !BoundaryScanner.contains(content, boundary: boundary) else {
                     throw MultipartError.boundaryInContent(part: name)
                 }
-                write(Data(part.head(name: name).utf8) + content + Data("\r\n".utf8))
+                try write(Data(part.head(name: name).utf8) + content + Data("\r\n".utf8))
             }
         }
-        write(Data("--\(boundary)--\r\n".utf8))
+        try write(Data("--\(boundary)--\r\n".utf8))
     }
 }
+
+/// Thrown into `writeParts` by ``MultipartBuilder/writeBody(to:)`` once a write failed: no file
+/// part is read further.
+private struct MultipartWriteFailed: Error {}
 
 /// A ready-made ``MultipartBuilder`` from a dictionary of parts.
 public struct MultipartForm: MultipartBuilder {
