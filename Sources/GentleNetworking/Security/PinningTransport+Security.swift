@@ -27,7 +27,13 @@
             let own = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
             own.urlCache = nil
             let session = URLSession(configuration: own, delegate: delegate, delegateQueue: nil)
-            return TrustFailureReportingTransport(inner: OwnedSessionTransport(session: session), ledger: ledger)
+            // Each redirect's hop to a pinned host over plain http is refused, as the first
+            // request is (`prepared`).
+            let pinnedHosts = Set(evaluators.keys.map(PinnedHost.key))
+            let transport = OwnedSessionTransport(session: session) { url in
+                PinningTransport.cleartextRefusal(for: url, pinnedHosts: pinnedHosts)
+            }
+            return TrustFailureReportingTransport(inner: transport, ledger: ledger)
         }
     }
 
@@ -37,8 +43,8 @@
     final class OwnedSessionTransport: HTTPTransportProtocol {
         private let inner: URLSessionTransport
 
-        init(session: URLSession) {
-            inner = URLSessionTransport(session: session)
+        init(session: URLSession, redirectHopCheck: @escaping @Sendable (URL) -> TransportError?) {
+            inner = URLSessionTransport(session: session, redirectApprover: nil, redirectHopCheck: redirectHopCheck)
         }
 
         deinit {

@@ -45,6 +45,8 @@ public final class PinningTransport: HTTPTransportProtocol {
     /// `timeoutIntervalForRequest` of the configuration, for requests that keep the default
     /// `timeoutInterval` (60 s), where the session does not apply it itself (Linux).
     private let requestTimeout: TimeInterval?
+    /// The pinned hosts' keys (``PinnedHost/key(_:)``), for the plain-`http` refusal.
+    private let pinnedHostKeys: Set<String>
 
     /// Creates a pinning transport.
     ///
@@ -62,6 +64,7 @@ public final class PinningTransport: HTTPTransportProtocol {
         pinnedDomains: [String: any ServerTrustEvaluator], configuration: URLSessionConfiguration = .default
     ) {
         self.pinnedDomains = pinnedDomains
+        self.pinnedHostKeys = Set(pinnedDomains.keys.map(PinnedHost.key))
         self.innerExchange = InnerTransport(Self.makeInner(pinnedDomains, configuration))
         #if canImport(CCurl)
             self.additionalHeaders = ConfigurationHeaders(configuration)
@@ -108,15 +111,10 @@ public final class PinningTransport: HTTPTransportProtocol {
     ///   (`.invalidRequest`, naming the host) for an `http` URL whose host is pinned.
     func prepared(_ request: URLRequest) throws(TransportError) -> URLRequest {
         // A pinned host over plain http has no certificate to check: refused on every platform
-        // (on Linux each redirect hop is checked the same way by `CurlTransport`).
-        if let url = request.url, url.scheme?.equalsIgnoringASCIICase("http") == true, let host = url.host,
-            pinnedDomains.keys.contains(where: { PinnedHost.key($0) == PinnedHost.key(host) })
-        {
-            throw TransportError(
-                .invalidRequest, url: url,
-                message:
-                    "The host \(PrintableText.escaping(host)) is pinned, so it is only reached over https; "
-                    + "this request would have gone to it over plain http.")
+        // (each redirect hop is checked the same way: by `CurlTransport` on Linux, by
+        // `cleartextRefusal` as the session transport's hop check on Apple platforms).
+        if let url = request.url, let refusal = Self.cleartextRefusal(for: url, pinnedHosts: pinnedHostKeys) {
+            throw refusal
         }
         var request = request
         if let requestTimeout, request.timeoutInterval == URLRequest.defaultTimeout {
@@ -124,6 +122,20 @@ public final class PinningTransport: HTTPTransportProtocol {
         }
         try additionalHeaders.add(to: &request)
         return request
+    }
+
+    /// The refusal of `url` when it is plain `http` to one of `pinnedHosts` (keys as
+    /// ``PinnedHost/key(_:)`` makes them), else `nil`: such a request, or a redirect's hop, would
+    /// reach a pinned host with no certificate to check.
+    static func cleartextRefusal(for url: URL, pinnedHosts: Set<String>) -> TransportError? {
+        guard url.scheme?.equalsIgnoringASCIICase("http") == true, let host = url.host,
+            pinnedHosts.contains(PinnedHost.key(host))
+        else { return nil }
+        return TransportError(
+            .invalidRequest, url: url,
+            message:
+                "The host \(PrintableText.escaping(host)) is pinned, so it is only reached over https; "
+                + "this request (or redirect) would have gone to it over plain http.")
     }
 
     /// A trust failure for a pinned host with its ``ServerTrustError`` as underlying error; any

@@ -18,6 +18,10 @@ package struct RedirectTracker: Sendable {
     private(set) var count = 0
     /// The headers dropped on a hop to another origin.
     let credentialHeaders: [String]
+    /// A check of each hop's target before it is followed (a pinned host reached over plain
+    /// `http`: ``PinningTransport`` on Apple platforms); the error it answers ends the redirect.
+    /// `nil` (the default) for none.
+    var hopCheck: (@Sendable (URL) -> TransportError?)?
     /// Where the ``RequestWitness`` told when a hop drops a credential comes from: read at
     /// `init` (`.captured`), or from the request's task when a hop drops one (`.task`), so a
     /// request without a redirect reads nothing.
@@ -50,8 +54,10 @@ package struct RedirectTracker: Sendable {
     /// Records a hop to `target` with `method`.
     ///
     /// - Throws: ``TransportError`` with code ``TransportError/Code/tooManyRedirects`` for a
-    ///   loop (the same method at a URL already requested) or for more than `maxRedirects` hops.
+    ///   loop (the same method at a URL already requested) or for more than `maxRedirects` hops;
+    ///   the error ``hopCheck`` answers for `target`.
     mutating func follow(to target: URL?, method: String?) throws(TransportError) {
+        if let target, let hopCheck, let refusal = hopCheck(target) { throw refusal }
         count += 1
         let key = (method ?? "GET").uppercased() + " " + (target?.absoluteString ?? "")
         let original = (originalMethod ?? "GET").uppercased() + " " + (originalURL?.absoluteString ?? "")

@@ -72,6 +72,9 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     /// Asked about each redirect after the transport's own rules; `nil` (the default) for the
     /// rules alone. See ``RedirectApprover``.
     private let redirectApprover: RedirectApprover?
+    /// Checks each redirect's target before it is followed (see ``RedirectTracker/hopCheck``);
+    /// `nil` for none. ``PinningTransport`` sets it on Apple platforms.
+    private let redirectHopCheck: (@Sendable (URL) -> TransportError?)?
 
     /// Asked about a redirect the transport would follow, after its own rules (Linux): the task
     /// that ended with the 3xx (of the session the exchange runs on), the 3xx, the request the
@@ -117,13 +120,15 @@ public final class URLSessionTransport: HTTPTransportProtocol {
     }
 
     /// A transport whose redirects `redirectApprover` approves after the transport's rules (see
-    /// ``RedirectApprover``); otherwise as ``init(session:maxRedirects:limits:totalTimeout:streamBufferSize:streamSpillLimit:)``.
+    /// ``RedirectApprover``), and whose every redirect target `redirectHopCheck` may refuse first
+    /// (the error it answers is the call's); otherwise as ``init(session:maxRedirects:limits:totalTimeout:streamBufferSize:streamSpillLimit:)``.
     package init(
         session: URLSession, maxRedirects: Int = 10, limits: ResponseLimits = ResponseLimits(),
         totalTimeout: TimeInterval? = nil, streamBufferSize: Int = 1 << 20, streamSpillLimit: Int64 = 1 << 30,
-        redirectApprover: RedirectApprover?
+        redirectApprover: RedirectApprover?, redirectHopCheck: (@Sendable (URL) -> TransportError?)? = nil
     ) {
         self.redirectApprover = redirectApprover
+        self.redirectHopCheck = redirectHopCheck
         self.session = session
         self.streamBufferSize = max(1, streamBufferSize)
         self.streamSpillLimit = max(0, streamSpillLimit)
@@ -242,7 +247,13 @@ public final class URLSessionTransport: HTTPTransportProtocol {
         let deadlines = [totalTimeout, Clamp.timeout(session.configuration.timeoutIntervalForResource)]
         let total = deadlines.compactMap { $0 }.min()
         let start = DispatchTime.now().uptimeNanoseconds
-        var tracker: RedirectTracker?
+        var tracker: RedirectTracker? = redirectHopCheck.map { check in
+            var checked = RedirectTracker(
+                originalURL: sent.url, originalMethod: sent.httpMethod, maxRedirects: maxRedirects,
+                capturingWitness: true)
+            checked.hopCheck = check
+            return checked
+        }
         while true {
             // Each call gets what is left of the total deadline.
             let elapsed = TimeInterval(DispatchTime.now().uptimeNanoseconds &- start) / 1_000_000_000
