@@ -20,7 +20,9 @@ extension Redactor {
     /// - any other error as it is (the caller's own); `nil` as `nil`.
     package static func reflected(_ error: (any Error)?) -> Any {
         guard let error else { return String?.none as Any }
-        if error is any CustomReflectable || error is DecodingError { return error }
+        // This library's own errors are `LocalizedError`s, so their `NSError` form has user
+        // info (the localized description): checked before that rule, they show as they are.
+        if error is any CustomReflectable || error is DecodingError || error is any LibraryError { return error }
         if let urlError = error as? URLError {
             return "URLError(code: \(urlError.code.rawValue))"
         }
@@ -36,6 +38,15 @@ extension Redactor {
                 "\(type(of: error))(domain: \(PrintableText.escaping(nsError.domain)), code: \(nsError.code))"
         }
         return error
+    }
+
+    /// `error` as text for a message that may be shown or logged (a failed refresh, an event
+    /// stream that could not connect): what a mirror shows of it (``reflected(_:)``: a
+    /// `URLError` by its code, an `NSError` with user info by its domain and code, so a failing
+    /// URL's `refresh_token=…` is not copied), secrets in any URL left in it redacted, on one
+    /// printable line.
+    package static func describing(_ error: any Error) -> String {
+        PrintableText.escaping(redactingURLs(in: String(describing: reflected(error))))
     }
 
     /// An optional URL as a mirror shows it: redacted (``url(_:)``), or `nil`.
@@ -57,3 +68,15 @@ extension Redactor {
         "\(body.count) bytes: \(bodyExcerpt(body, limit: reflectedBodyExcerptLimit, scrubbing: secrets))"
     }
 }
+
+/// This library's error types, which keep no secret in their text and show as they are beneath
+/// another error (`Redactor.reflected(_:)`).
+package protocol LibraryError: Error {}
+
+extension NetworkError: LibraryError {}
+extension HTTPStatusFailure: LibraryError {}
+extension TransportError: LibraryError {}
+extension ReauthError: LibraryError {}
+extension CredentialStoreError: LibraryError {}
+extension StreamingError: LibraryError {}
+extension EventSourceFailure: LibraryError {}

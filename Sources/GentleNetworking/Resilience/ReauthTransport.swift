@@ -311,7 +311,7 @@ public final class ReauthTransport: HTTPTransportProtocol {
                     ReauthError(
                         .refreshFailed,
                         // The closure's error may quote what the refresh endpoint sent.
-                        message: "The token refresh failed: \(PrintableText.escaping(String(describing: error)))",
+                        message: "The token refresh failed: \(Redactor.describing(error))",
                         underlyingError: error))
             }
         }

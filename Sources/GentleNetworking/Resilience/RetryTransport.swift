@@ -178,7 +178,7 @@ public struct RetryEvent: Sendable, CustomStringConvertible {
         let cause: String
         switch outcome {
         case .response(let response): cause = "status \(response.statusCode)"
-        case .failure(let error): cause = String(describing: error)
+        case .failure(let error): cause = Redactor.describing(error)
         }
         let target = request.url?.path ?? "?"
         let seconds = String(format: "%.3f", delay)

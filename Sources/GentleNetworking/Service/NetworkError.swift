@@ -200,7 +200,9 @@ extension NetworkError {
     /// is its store's), for the request to `url`: before sending, and while a 401 is handled.
     static func authorizationFailure(_ error: any Error, url: URL?) -> NetworkError {
         NetworkError(
-            .authorizationFailed, message: "The auth service could not provide credentials: \(error)", url: url,
+            .authorizationFailed,
+            message: "The auth service could not provide credentials: \(Redactor.describing(error))",
+            url: url,
             underlyingError: error)
     }
 }

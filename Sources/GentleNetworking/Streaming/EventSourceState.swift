@@ -117,7 +117,7 @@ public struct EventSourceState: Sendable {
         guard !ended else { return .finish }
         if let failure {
             if RetryPolicy.isCancellation(failure) { return end(.fail(.cancelled)) }
-            guard Self.isTransient(failure) else { return end(.fail(.streamFailed(String(describing: failure)))) }
+            guard Self.isTransient(failure) else { return end(.fail(.streamFailed(Redactor.describing(failure)))) }
         }
         return reconnect(randomUnit: randomUnit, cause: .dropped)
     }
@@ -126,7 +126,7 @@ public struct EventSourceState: Sendable {
     public mutating func connectFailed(_ failure: any Error, randomUnit: Double) -> Action {
         guard !ended else { return .finish }
         if RetryPolicy.isCancellation(failure) { return end(.fail(.cancelled)) }
-        guard Self.isTransient(failure) else { return end(.fail(.connectFailed(String(describing: failure)))) }
+        guard Self.isTransient(failure) else { return end(.fail(.connectFailed(Redactor.describing(failure)))) }
         return reconnect(randomUnit: randomUnit, cause: .dropped)
     }
 
