@@ -84,6 +84,14 @@ public struct RetryTransport: HTTPTransportProtocol {
             request, exchange: { try await inner.stream(for: $0) }, discard: { $0.cancel() })
     }
 
+    /// Set while an event source connects (``HTTPNetworkService/eventSource(to:via:policy:lastEventID:clock:maxLineBytes:maxEventBytes:)``):
+    /// its own reconnection policy (the server's `retry:`, backoff, the loop guard) decides when
+    /// to try again, so a `RetryTransport` in the stack sends each attempt once. Without it a
+    /// service whose transport retries (the default) made up to 4 connections per attempt, on
+    /// a schedule that ignored the server's `retry:` and brought every client of a restarted
+    /// server back within seconds.
+    @TaskLocal package static var isBypassed = false
+
     /// The retry loop of every entry point: `discard` gives up a retried attempt's body. A 2xx
     /// or 3xx is returned as it came (a deferred response stays unbuilt); any other status is
     /// built for the policy to read.
@@ -91,6 +99,7 @@ public struct RetryTransport: HTTPTransportProtocol {
         _ request: URLRequest, exchange: (URLRequest) async throws -> (Body, Response),
         discard: (Body) -> Void
     ) async throws -> (Body, Response) {
+        if Self.isBypassed { return try await exchange(request) }
         var attempt = 0
         var previousDelay: TimeInterval?
         var lastRetryCost = 0

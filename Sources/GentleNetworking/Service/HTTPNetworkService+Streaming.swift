@@ -167,7 +167,11 @@ extension HTTPNetworkService {
                 headers["Cache-Control"] = "no-cache"
             }
             if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
-            return try await service.stream(to: EventSourceEndpoint(base: endpoint, headers: headers), via: environment)
+            // One connection per attempt: the event source's policy is the only retry loop
+            // (a `RetryTransport` below, as in the default service, passes each attempt on once).
+            return try await RetryTransport.$isBypassed.withValue(true) {
+                try await service.stream(to: EventSourceEndpoint(base: endpoint, headers: headers), via: environment)
+            }
         }
     }
 }

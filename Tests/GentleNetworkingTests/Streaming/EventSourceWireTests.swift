@@ -229,4 +229,29 @@ struct EventSourceWireTests {
         #expect(received == ["ok", "a\u{FFFD}b"])
         #expect(server.requests(path: "/feed").count == 2)
     }
+
+    @Test("Over the default service (which retries), an event source makes one connection per attempt of its own")
+    func defaultServiceConnectsOncePerAttempt() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/feed") { _ in .status(503) }
+        let policy = EventSourcePolicy(
+            defaultReconnectionTime: 0, backoff: RetryPolicy(maxRetries: 1, baseDelay: 0, jitter: .disabled))
+        let endpoint = Endpoint(path: "/feed", method: .get)
+        func connections(_ service: HTTPNetworkService) async -> Int {
+            let before = server.requests(path: "/feed").count
+            do {
+                for try await _ in service.eventSource(
+                    to: endpoint, via: environment(server), policy: policy, clock: RecordingClock().clock)
+                {}
+            } catch {}
+            return server.requests(path: "/feed").count - before
+        }
+        // The control: the bare transport, where only the event source's policy retries.
+        let bare = await connections(
+            HTTPNetworkService(transport: try TransportKind.curl.make(), authService: InMemoryAuthService()))
+        let defaulted = await connections(HTTPNetworkService(authService: InMemoryAuthService()))
+        #expect(bare >= 1)
+        #expect(defaulted == bare, "RetryTransport must not add its own attempts under the event source's")
+    }
 }
