@@ -45,7 +45,7 @@ extension CachedResponse {
     /// Creates an entry from a response, as the original's `ETagCacheEntry(etag:data:response:)`.
     ///
     /// Keeps the response's status, URL and headers, except the fields that may carry a
-    /// credential (`Set-Cookie`, `Authorization`, and the other names ``Redactor`` hides), which
+    /// credential (`Set-Cookie`, `Authorization`, and the other names log records hide), which
     /// ``ETagTransport`` never stores either: a store may write its entries to disk. `storedAt`
     /// is now.
     public init(etag: String, data: Data, response: HTTPURLResponse) {

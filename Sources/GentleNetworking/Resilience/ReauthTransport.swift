@@ -287,19 +287,23 @@ public final class ReauthTransport: HTTPTransportProtocol {
                 // task-locals): what it sends is not counted in that request's metrics, is not
                 // held to that request's response limit (an endpoint's 64-byte limit failed the
                 // token response, a huge one lifted the default for it), and is not witnessed
-                // for that request's redirects. It is marked as this transport's refresh.
+                // for that request's redirects. It is marked as this transport's refresh. Its
+                // requests are retried as any are, also when an event source's connection (which
+                // passes its attempts through `RetryTransport` once) started it.
                 let credential = try await ExchangeRecorder.observing(nil) {
-                    try await ResponseLimits.$bodyLimitOverride.withValue(nil) {
-                        try await ResponseLimits.$bodyLimitCap.withValue(nil) {
-                            try await RequestWitness.$current.withValue(nil) {
-                                try await Self.$refreshing.withValue(id) {
-                                    try await refreshToken()
-                                    // A credential that cannot be sent (CR or LF in a token the refresh
-                                    // endpoint handed out) is a failed refresh: taken as a success
-                                    // (`try?`), it retired the old token and failed every later
-                                    // request before sending, with no 401 to refresh on again.
-                                    return try await authService.authorize(probe).value(
-                                        forHTTPHeaderField: authService.headerField)
+                    try await RetryTransport.$isBypassed.withValue(false) {
+                        try await ResponseLimits.$bodyLimitOverride.withValue(nil) {
+                            try await ResponseLimits.$bodyLimitCap.withValue(nil) {
+                                try await RequestWitness.$current.withValue(nil) {
+                                    try await Self.$refreshing.withValue(id) {
+                                        try await refreshToken()
+                                        // A credential that cannot be sent (CR or LF in a token the refresh
+                                        // endpoint handed out) is a failed refresh: taken as a success
+                                        // (`try?`), it retired the old token and failed every later
+                                        // request before sending, with no 401 to refresh on again.
+                                        return try await authService.authorize(probe).value(
+                                            forHTTPHeaderField: authService.headerField)
+                                    }
                                 }
                             }
                         }

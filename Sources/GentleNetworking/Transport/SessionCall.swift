@@ -522,6 +522,20 @@ final class SessionCall: NSObject, URLSessionDataDelegate, DeadlineWatched, Send
             else {
                 return nil
             }
+            // A hop the transport's check refuses (a pinned host over plain http) is refused
+            // before any other rule can end the redirect with its 3xx instead; on Apple platforms
+            // the URL the system would follow is checked too.
+            if let check = state.tracker.hopCheck {
+                #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
+                    let targets = [url, newRequest.url].compactMap { $0 }
+                #else
+                    let targets = [url]
+                #endif
+                if let refusal = targets.lazy.compactMap(check).first {
+                    state.redirectFailure = refusal
+                    return nil
+                }
+            }
             #if canImport(Darwin) || GENTLE_APPLE_TYPECHECK
                 // The system adds the configuration's own headers to the next hop again: a
                 // credential among them must not go to another origin.

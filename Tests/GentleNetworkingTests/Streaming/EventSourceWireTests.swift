@@ -254,4 +254,41 @@ struct EventSourceWireTests {
         #expect(bare >= 1)
         #expect(defaulted == bare, "RetryTransport must not add its own attempts under the event source's")
     }
+
+    @Test("A refresh an event source's 401 starts is retried as any refresh is (the bypass is the connection's only)")
+    func refreshDuringConnectRetries() async throws {
+        struct Token: Decodable { let token: String }
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        server.route("GET", "/feed") { request in
+            request.header("Authorization") == "Bearer new" ? .eventStream(["data: ok\n\n"]) : .status(401)
+        }
+        server.route(
+            "GET", "/token",
+            handler: LoopbackServer.sequence([
+                LoopbackResponse.status(503).adding(header: "Retry-After", "0"), .json(#"{"token":"new"}"#),
+            ]))
+        let auth = InMemoryAuthService(token: "old")
+        let refresher = HTTPNetworkService(
+            transport: RetryTransport(
+                inner: try TransportKind.curl.make(), policy: RetryPolicy(baseDelay: 0, jitter: .disabled)),
+            authService: InMemoryAuthService())
+        let environment = environment(server)
+        let reauth = ReauthTransport(inner: try TransportKind.curl.make(), authService: auth) {
+            let token: Token = try await refresher.request(to: Endpoint(path: "/token", method: .get), via: environment)
+            try await auth.saveAccessToken(token.token)
+        }
+        let service = HTTPNetworkService(transport: reauth, authService: auth)
+        var received: [String] = []
+        for try await event in service.eventSource(
+            to: Endpoint(path: "/feed", method: .get, requiresAuth: true), via: environment,
+            clock: RecordingClock().clock)
+        {
+            received.append(event.data)
+            break
+        }
+        #expect(received == ["ok"])
+        #expect(server.requests(path: "/token").count == 2, "the refresh's 503 was retried")
+        #expect(server.requests(path: "/feed").map { $0.header("Authorization") } == ["Bearer old", "Bearer new"])
+    }
 }
