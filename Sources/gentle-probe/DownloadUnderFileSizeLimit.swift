@@ -45,13 +45,7 @@ enum DownloadUnderFileSizeLimit {
                         .utf8))
             exit(2)
         }
-        // A write past the limit then fails with EFBIG instead of killing the process.
-        signal(SIGXFSZ, SIG_IGN)
-        var limit = rlimit(rlim_cur: maxBytes, rlim_max: maxBytes)
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else {
-            FileHandle.standardError.write(Data("setrlimit failed: errno \(errno)\n".utf8))
-            exit(2)
-        }
+        FileSizeLimit.apply(maxBytes)
         let destination = URL(fileURLWithPath: arguments[2])
         var outcome = Outcome(outcome: "success")
         do {

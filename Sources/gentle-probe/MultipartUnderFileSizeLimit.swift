@@ -37,12 +37,7 @@ enum MultipartUnderFileSizeLimit {
                 Data("usage: gentle-probe multipart-fsize <source> <destination> <max-file-bytes>\n".utf8))
             exit(2)
         }
-        signal(SIGXFSZ, SIG_IGN)
-        var limit = rlimit(rlim_cur: maxBytes, rlim_max: maxBytes)
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else {
-            FileHandle.standardError.write(Data("setrlimit failed: errno \(errno)\n".utf8))
-            exit(2)
-        }
+        FileSizeLimit.apply(maxBytes)
         let source = URL(fileURLWithPath: arguments[0])
         let destination = URL(fileURLWithPath: arguments[1])
         let form = MultipartForm(

@@ -30,11 +30,17 @@ struct DownloadDiskFullTests {
     }
 
     static func probe(_ path: String, _ url: URL, destination: String, maxFileBytes: Int) async throws -> ProbeOutcome {
+        let data = try await runProbe(["download-fsize", path, url.absoluteString, destination, String(maxFileBytes)])
+        return try JSONDecoder().decode(ProbeOutcome.self, from: data)
+    }
+
+    /// What `gentle-probe` with `arguments` prints, once it exited with 0 (killed after 60 s).
+    static func runProbe(_ arguments: [String]) async throws -> Data {
         let executable = try SizeLimitMemoryTests.probePath()
         return try await offCooperativePool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["download-fsize", path, url.absoluteString, destination, String(maxFileBytes)]
+            process.arguments = arguments
             let output = Pipe()
             process.standardOutput = output
             try ProcessLauncher.run(process)
@@ -44,10 +50,9 @@ struct DownloadDiskFullTests {
             process.waitUntilExit()
             killer.cancel()
             guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-                throw TransportError(
-                    .other, url: url, message: "gentle-probe ended with \(process.terminationStatus)")
+                throw TransportError(.other, url: nil, message: "gentle-probe ended with \(process.terminationStatus)")
             }
-            return try JSONDecoder().decode(ProbeOutcome.self, from: data)
+            return data
         }
     }
 

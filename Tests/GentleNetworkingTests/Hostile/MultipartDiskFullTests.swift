@@ -27,24 +27,9 @@ struct MultipartDiskFullTests {
         let sourceBytes = 24 << 20
         try Data(repeating: 0x5A, count: sourceBytes).write(to: source)
         let destination = scratch.appendingPathComponent("body").path
-        let executable = try SizeLimitMemoryTests.probePath()
-        let data = try await offCooperativePool { () throws -> Data in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["multipart-fsize", source.path, destination, String(1 << 20)]
-            let output = Pipe()
-            process.standardOutput = output
-            try ProcessLauncher.run(process)
-            let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            killer.cancel()
-            guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-                throw TransportError(.other, url: nil, message: "gentle-probe ended with \(process.terminationStatus)")
-            }
-            return data
-        }
+        let data = try await DownloadDiskFullTests.runProbe([
+            "multipart-fsize", source.path, destination, String(1 << 20),
+        ])
         let outcome = try JSONDecoder().decode(ProbeOutcome.self, from: data)
         #expect(outcome.outcome == "error", "\(outcome)")
         #expect(outcome.description?.contains("Cannot write the multipart body") == true, "\(outcome)")
