@@ -96,11 +96,30 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     }
 
     /// Sets the configuration and, optionally, the session manager, and configures the engine.
+    ///
+    /// Called while a session refresh is in flight, it cancels that refresh (it belongs to the old
+    /// session), and the requests waiting for it fail with ``NetworkError/unauthenticated``.
+    /// Called by the refresh itself (inside ``SessionManager/refresh(networkManager:)``), it
+    /// leaves the refresh running: the waiting requests are retried when it succeeds, and the
+    /// new configuration's ``NetworkManagerConfiguration/sessionRefreshPolicy`` applies from
+    /// the next `configure` made outside a refresh.
     public func configure(with configuration: NetworkManagerConfiguration, sessionManager: (any SessionManager)? = nil)
     {
         state.withLock { state in
             state.configuration = configuration
             state.sessionManager = sessionManager
+        }
+        // Called by this manager's own refresh (a session manager that stores a new configuration
+        // or session while it refreshes, then returns `true`): that refresh goes on, and the
+        // requests waiting for it are retried when it ends, as in Y-Network, where `configure`
+        // never touched a refresh. They failed at once, and the refresh was cancelled. The refresh
+        // bookkeeping stays as it is, policy included: a refresh that reconfigures on every 401
+        // must not reset the loop guard's count (a server refusing every new token would then get
+        // a refresh per 401). A policy set this way applies from the next `configure` made outside
+        // a refresh.
+        if Self.refreshing == ObjectIdentifier(self) {
+            configuration.networkEngine.configure(with: configuration.engineConfiguration)
+            return
         }
         // A refresh in flight belongs to the old session: it is cancelled, and every request
         // waiting for it fails as after a failed refresh (none waits forever). Refresh numbers go

@@ -651,6 +651,79 @@ struct SessionManagerTests {
         #expect(session.cancelled.values == [true])
         #expect(session.started.values.count == 1)
     }
+    @Test(
+        "configure(with:) called by the refresh itself leaves it running: its waiting requests are retried, none fails (Y-Network's configure never touched a refresh)"
+    )
+    func reconfigureInsideRefresh() async throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        // The refresh is answered only once the three first tries have arrived (up to 120 s), so
+        // that all three wait for it when it reconfigures.
+        server.route("POST", "/refresh") { [weak server] _ in
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline, (server?.requests(path: "/me").count ?? 0) < 3 {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return .json(#"{"token":"fresh"}"#)
+        }
+        let session = ReconfiguringSession(basePath: server.baseURL.absoluteString)
+        let manager = makeManager(server: server, sessionManager: session)
+
+        let users = try await withThrowingTaskGroup(of: User.self) { group in
+            for _ in 0..<3 { group.addTask { try await manager.submit(Me()) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(users.count == 3)
+        #expect(session.refreshes.values.count == 1)
+        #expect(server.requests(path: "/refresh").count == 1)
+        // The refresh's own request went out with the configuration it set.
+        #expect(server.requests(path: "/refresh").first?.header("X-Session") == "renewed")
+        let meRequests = server.requests(path: "/me")
+        #expect(meRequests.filter { $0.bearerToken == "expired" }.count == 3)
+        #expect(meRequests.filter { $0.bearerToken == "fresh" }.count == 3)
+        // Later requests use the new configuration and the refreshed token.
+        let _: User = try await manager.submit(Me())
+        #expect(server.requests(path: "/me").last?.header("X-Session") == "renewed")
+        #expect(server.requests(path: "/me").last?.bearerToken == "fresh")
+    }
+}
+
+/// A session that, like `TokenSession`, refreshes through `POST /refresh`, and on the way
+/// configures its manager again (a new header, itself as the session manager), as an app that
+/// keeps its configuration beside its session may do.
+private final class ReconfiguringSession: SessionManager, @unchecked Sendable {
+    // @unchecked: `token` is behind `lock`.
+    private let lock = NSLock()
+    private var token = "expired"
+    let refreshes = Recorder<Int>()
+    let basePath: String
+
+    init(basePath: String) {
+        self.basePath = basePath
+    }
+
+    func apply(_ request: inout URLRequest) {
+        let token = lock.withLock { self.token }
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    struct Token: Decodable, Sendable {
+        let token: String
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.append(1)
+        // The first tries all wait for this refresh by now (the server holds `/refresh` until
+        // they have arrived).
+        networkManager.configure(
+            with: NetworkManagerConfiguration(
+                basePath: basePath, headers: ["X-Session": "renewed"], networkEngine: URLNetworkEngine()),
+            sessionManager: self)
+        guard let fresh: Token = try? await networkManager.submit(TokenSession.Refresh()) else { return false }
+        lock.withLock { token = fresh.token }
+        return true
+    }
 }
 
 /// A session whose refresh hangs (300 s) unless cancelled, and records whether it was.
