@@ -42,6 +42,16 @@ public struct GifUploadRequest: MultipartRequest {
     }
 }
 
+/// Form fields kept as the original's type, `[String: CustomStringConvertible]`.
+public func labelledGif(fields: [String: CustomStringConvertible], note: CustomStringConvertible) -> MultipartBuilder {
+    var parts = GifBuilder(fileName: "loading", formFields: fields).parts
+    // Assigned through a subscript (an optional), the type is spelled out; a literal needs nothing.
+    parts["note"] = MultipartElement.formField(value: note)
+    let more: [String: MultipartElement] = ["again": .formField(value: note)]
+    parts.merge(more) { first, _ in first }
+    return MultipartForm(parts: parts, boundary: "gif-boundary")
+}
+
 /// The pretty-printed encoder the app logs bodies with.
 public let loggingEncoder: JSONEncoder = .defaultEncoder
 

@@ -33,6 +33,20 @@ public struct GifBuilder: MultipartBuilder, MultipartFile {
         self.bundle = bundle
     }
 
+    /// Creates a builder from form fields typed as Y-Network's (`[String: CustomStringConvertible]`,
+    /// values that need not be `Sendable`): each value's text is taken now, so the builder stays
+    /// `Sendable`. A literal or a `Sendable` dictionary goes to the initializer above instead;
+    /// both send the same text.
+    @_disfavoredOverload
+    public init(
+        fileName: String, formFields: [String: any CustomStringConvertible], boundary: String = UUID().uuidString,
+        bundle: Bundle = .main
+    ) {
+        self.init(
+            fileName: fileName, formFields: formFields.mapValues { ValueText.of($0) }, boundary: boundary,
+            bundle: bundle)
+    }
+
     /// The GIF as the `file` part, and each form field.
     public var parts: [String: MultipartElement] {
         var parts: [String: MultipartElement] = ["file": .file(info: self)]

@@ -8,6 +8,16 @@ public enum MultipartElement: Sendable {
     /// A file.
     case file(info: any MultipartFile)
 
+    /// A text field from a value typed as Y-Network's (`any CustomStringConvertible`, which need
+    /// not be `Sendable`): its text is taken now, and the part holds it as a `String`. A literal or
+    /// a `Sendable` value makes the case itself; both send the same text. Where the part is
+    /// assigned to an optional (`parts["note"] = …`), Swift picks the case and refuses such a
+    /// value: write `MultipartElement.formField(value:)` there.
+    @_disfavoredOverload
+    public static func formField(value: any CustomStringConvertible) -> MultipartElement {
+        .formField(value: ValueText.of(value))
+    }
+
     /// Appends this part (its headers, a blank line, its bytes and the closing CRLF) to `data`.
     ///
     /// A file given by URL is read into `data`; prefer ``MultipartBuilder/writeBody(to:)`` for

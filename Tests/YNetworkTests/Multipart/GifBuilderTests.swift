@@ -34,6 +34,29 @@ struct GifBuilderTests {
         #expect(GifBuilder(fileName: "a", formFields: [:], boundary: "b1").boundary == "b1")
     }
 
+    @Test(
+        "Form fields typed as Y-Network's ([String: CustomStringConvertible], not Sendable) compile and send the same text"
+    )
+    func nonSendableFieldValues() throws {
+        // Values typed as the original's existential: neither the builder nor the case took them.
+        let fields: [String: CustomStringConvertible] = ["caption": "hi", "count": 2, "ratio": 0.5]
+        let builder = GifBuilder(fileName: "a", formFields: fields, boundary: "b-1")
+        let sendable = GifBuilder(
+            fileName: "a", formFields: ["caption": "hi", "count": 2, "ratio": 0.5], boundary: "b-1")
+        #expect(Set(builder.parts.keys) == ["file", "caption", "count", "ratio"])
+        for name in ["caption", "count", "ratio"] {
+            var viaExistential = Data()
+            var viaSendable = Data()
+            try #require(builder.parts[name]).encode(data: &viaExistential, name: name)
+            try #require(sendable.parts[name]).encode(data: &viaSendable, name: name)
+            #expect(viaExistential == viaSendable, "\(name)")
+        }
+        let value: CustomStringConvertible = 42
+        var body = Data()
+        MultipartElement.formField(value: value).encode(data: &body, name: "answer")
+        #expect(String(decoding: body, as: UTF8.self).hasSuffix("\r\n\r\n42\r\n"))
+    }
+
     @Test("On the wire the server parses the GIF part and the fields")
     func wire() async throws {
         let gif = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 13) })
