@@ -99,8 +99,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     ///
     /// Called while a session refresh is in flight, it cancels that refresh (it belongs to the old
     /// session), and the requests waiting for it fail with ``NetworkError/unauthenticated``.
-    /// Called by the refresh itself (inside ``SessionManager/refresh(networkManager:)``), it
-    /// leaves the refresh running: the waiting requests are retried when it succeeds, and the
+    /// Called by the refresh itself (inside ``SessionManager/refresh(networkManager:)``, while
+    /// that refresh is the one in flight), it leaves the refresh running: the waiting requests are retried when it succeeds, and the
     /// new configuration's ``NetworkManagerConfiguration/sessionRefreshPolicy`` applies from
     /// the next `configure` made outside a refresh.
     public func configure(with configuration: NetworkManagerConfiguration, sessionManager: (any SessionManager)? = nil)
@@ -117,7 +117,12 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         // must not reset the loop guard's count (a server refusing every new token would then get
         // a refresh per 401). A policy set this way applies from the next `configure` made outside
         // a refresh.
-        if Self.refreshing == ObjectIdentifier(self) {
+        // Only while that refresh is the one in flight: a task it started carries the task-locals
+        // on after it ended, and a refresh that timed out may still run; their `configure` is one
+        // from outside, which cancels whatever refresh runs by then.
+        if Self.refreshing == ObjectIdentifier(self), let number = Self.refreshNumber,
+            refresh.withLock({ $0.activeRefresh == number })
+        {
             configuration.networkEngine.configure(with: configuration.engineConfiguration)
             return
         }
@@ -452,6 +457,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// The manager whose refresh the current task runs (see ``refreshed(sent:current:sentAtEpoch:original:sessionManager:)``).
     @TaskLocal static var refreshing: ObjectIdentifier?
 
+    /// The number of the refresh the current task runs (with ``refreshing``).
+    @TaskLocal static var refreshNumber: Int?
+
     /// Runs refresh `number` in its own task (cancelling the request that started it does not
     /// abort a refresh others wait for), and fails it for every waiter after `timeout` seconds
     /// (then cancels it and ignores its result). `original` (without credentials) has the
@@ -472,7 +480,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         let refreshing = Task { [weak self] in
             guard let self else { return }
             let succeeded = await Self.$refreshing.withValue(ObjectIdentifier(self)) {
-                await sessionManager.refresh(networkManager: self)
+                await Self.$refreshNumber.withValue(number) {
+                    await sessionManager.refresh(networkManager: self)
+                }
             }
             var renewed = original
             if succeeded { sessionManager.apply(&renewed) }

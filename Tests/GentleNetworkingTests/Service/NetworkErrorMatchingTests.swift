@@ -184,8 +184,10 @@ struct NetworkErrorMatchingTests {
             .notFound, details: NetworkError.Details(kind: .httpStatusError(.notFound), message: "HTTP 404 from GET /x")
         )
         let seedValue: HTTPStatusError = .notFound
-        // Evaluated outside `#expect`: inside it, Swift Testing's expansion of `a == b` reported
-        // `false` for these (measured, cause not traced), while the plain expressions are `true`.
+        // Evaluated outside `#expect`: `#expect(status == HTTPStatusError.notFound)` expands to a
+        // disfavored generic check whose cheapest solution compares both sides as `AnyHashable`
+        // (one disfavored pick instead of two with this operator), and two types are never equal
+        // there: always false (README, migrating from the original).
         let results = [
             status == HTTPStatusError.notFound, HTTPStatusError.notFound == status, status == seedValue,
             status != HTTPStatusError.serverError(404), HTTPStatusError.clientError(404) != status,

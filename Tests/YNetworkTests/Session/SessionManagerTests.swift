@@ -687,6 +687,56 @@ struct SessionManagerTests {
         #expect(server.requests(path: "/me").last?.header("X-Session") == "renewed")
         #expect(server.requests(path: "/me").last?.bearerToken == "fresh")
     }
+
+    @Test(
+        "configure(with:) from a task the refresh started, after that refresh ended, still cancels the refresh in flight and fails its waiters"
+    )
+    func reconfigureFromTaskOfEndedRefresh() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let accepting = Recorder<Bool>()
+        server.route("GET", "/me") { request in
+            accepting.values.isEmpty && request.bearerToken == "fresh"
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        let configuration = NetworkManagerConfiguration(
+            basePath: server.baseURL.absoluteString, networkEngine: URLNetworkEngine(),
+            sessionRefreshPolicy: SessionRefreshPolicy(timeout: 600))
+        let session = LateReconfiguringSession(configuration: configuration)
+        let manager = NetworkManager()
+        manager.configure(with: configuration, sessionManager: session)
+
+        // Refresh 1 succeeds; its task waits.
+        let _: User = try await manager.submit(Me())
+        // The server now refuses the fresh token: refresh 2 starts and hangs.
+        accepting.append(false)
+        let outcome = Recorder<Bool>()
+        Task {
+            do {
+                let _: User = try await manager.submit(Me())
+                outcome.append(false)
+            } catch {
+                outcome.append(error as? YNetwork.NetworkError == .unauthenticated)
+            }
+        }
+        let deadline = Date().addingTimeInterval(300)
+        while session.laterStarted.values.isEmpty || manager.refreshWaiterCount < 1, Date() < deadline {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(manager.refreshWaiterCount == 1)
+        // The task of refresh 1 (which ended) configures now: a configure from outside refresh 2.
+        session.release()
+        let released = Date()
+        while outcome.values.isEmpty, Date().timeIntervalSince(released) < 120 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(outcome.values == [true], "the waiter of refresh 2 still waits after 120 s")
+        #expect(session.reconfigured.values == [1])
+        while session.laterCancelled.values.isEmpty, Date().timeIntervalSince(released) < 120 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(session.laterCancelled.values == [true])
+    }
 }
 
 /// A session that, like `TokenSession`, refreshes through `POST /refresh`, and on the way
@@ -722,6 +772,54 @@ private final class ReconfiguringSession: SessionManager, @unchecked Sendable {
             sessionManager: self)
         guard let fresh: Token = try? await networkManager.submit(TokenSession.Refresh()) else { return false }
         lock.withLock { token = fresh.token }
+        return true
+    }
+}
+
+/// A session whose first refresh succeeds (`fresh`) and starts a task that configures the
+/// manager later, when released (the task inherits the refresh's task-locals); every later
+/// refresh hangs (300 s) unless cancelled.
+private final class LateReconfiguringSession: SessionManager, @unchecked Sendable {
+    // @unchecked: the mutable state is behind `lock`.
+    private let lock = NSLock()
+    private var token = "expired"
+    private var refreshCount = 0
+    private var released = false
+    let configuration: NetworkManagerConfiguration
+    let laterStarted = Recorder<Int>()
+    let laterCancelled = Recorder<Bool>()
+    let reconfigured = Recorder<Int>()
+
+    init(configuration: NetworkManagerConfiguration) {
+        self.configuration = configuration
+    }
+
+    func release() {
+        lock.withLock { released = true }
+    }
+
+    func apply(_ request: inout URLRequest) {
+        let token = lock.withLock { self.token }
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        let number = lock.withLock {
+            refreshCount += 1
+            return refreshCount
+        }
+        guard number == 1 else {
+            laterStarted.append(number)
+            try? await Task.sleep(nanoseconds: 300_000_000_000)
+            laterCancelled.append(Task.isCancelled)
+            return false
+        }
+        Task { [configuration] in
+            while !lock.withLock({ released }) { try? await Task.sleep(nanoseconds: 10_000_000) }
+            networkManager.configure(with: configuration, sessionManager: self)
+            reconfigured.append(1)
+        }
+        lock.withLock { token = "fresh" }
         return true
     }
 }
