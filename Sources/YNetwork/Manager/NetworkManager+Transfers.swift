@@ -29,7 +29,7 @@ extension NetworkManager {
                     defer { built.removeTemporaryFile() }
                     let ((), response) = try await self.withSession(
                         request, built.request, configuration: configuration
-                    ) { urlRequest in
+                    ) { urlRequest, engine in
                         reporter.restart()
                         // A multipart body above the streaming threshold was written to a file
                         // (`httpBody` stays empty): sent from it, a new stream per attempt (a
@@ -41,7 +41,6 @@ extension NetworkManager {
                             sent.setValue(String(length), forHTTPHeaderField: "Content-Length")
                         }
                         let report: @Sendable (TransferProgress) -> Void = { reporter.report($0.fractionReceived) }
-                        let engine = configuration.networkEngine
                         // Without a limit, the method engines have always had: an engine's (or
                         // a `URLNetworkEngine` subclass's) own override of it is what runs.
                         let response =
@@ -92,9 +91,9 @@ extension NetworkManager {
                         source = bodyFile
                     }
                     let (data, response) = try await self.withSession(request, urlRequest, configuration: configuration)
-                    { urlRequest in
+                    { urlRequest, engine in
                         reporter.restart()
-                        return try await configuration.networkEngine.upload(
+                        return try await engine.upload(
                             urlRequest, fromFile: source, progress: { reporter.report($0.fractionSent) })
                     }
                     try Task.checkCancellation()

@@ -328,9 +328,9 @@ open class NetworkManager: NSObject, @unchecked Sendable {
             defer { built.removeTemporaryFile() }
             var lastSent: URLRequest?
             let (data, response) = try await withSession(request, built.request, configuration: configuration) {
-                urlRequest in
+                urlRequest, engine in
                 lastSent = urlRequest
-                return try await self.send(urlRequest, body: built, engine: configuration.networkEngine)
+                return try await self.send(urlRequest, body: built, engine: engine)
             }
             peekTaskResult(request: request, data: data, response: response, error: nil)
             return (data, response, lastSent.map { SentRequest(request: $0, built: built.request) })
@@ -355,14 +355,17 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// S3 bucket's, gets them no more than the configuration's credential headers); on a 401, refreshes them once (shared with every concurrent
     /// 401, through the core's `RefreshCoordinatorState` and its loop guard) and sends once more.
     /// `configuration` is the one `urlRequest` was built with: its base path decides the origin
-    /// the credentials may go to, whatever the manager is configured with meanwhile.
+    /// the credentials may go to, whatever the manager is configured with meanwhile. `send` gets
+    /// the engine to send through: `configuration`'s, and for the retry after a refresh the one
+    /// configured by then, as in Y-Network (a refresh may install a new engine).
     func withSession<Value>(
         _ request: NetworkRequest, _ urlRequest: URLRequest, configuration: NetworkManagerConfiguration,
-        send: (URLRequest) async throws -> (Value, URLResponse)
+        send: (URLRequest, NetworkEngine) async throws -> (Value, URLResponse)
     ) async throws -> (Value, URLResponse) {
+        let engine = configuration.networkEngine
         guard request.usesSession, let sessionManager = self.sessionManager,
             Self.sessionCovers(urlRequest.url, base: configuration.basePath)
-        else { return try await send(urlRequest) }
+        else { return try await send(urlRequest, engine) }
         // Read before the credentials are applied: a refresh that ends in between counts as one
         // this request may not have seen. A failed one then costs at worst a refresh; one that
         // handed out these same credentials again makes a 401 to them a retry, not a refresh.
@@ -375,7 +378,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         let ((value, response), witness) = try await RequestWitness.watching(first) {
             try await Origin.withCredentialHeaders(
                 Self.credentialHeaderNames(of: first, appliedTo: urlRequest)
-            ) { try await send(first) }
+            ) { try await send(first, engine) }
         }
         // A 401 from another origin (a redirect there, which carried no session credential)
         // says nothing about the session: returned as it is, no refresh. Nor does one at the end
@@ -397,7 +400,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         sessionManager.apply(&refreshedRequest)
         return try await Origin.withCredentialHeaders(
             Self.credentialHeaderNames(of: refreshedRequest, appliedTo: urlRequest)
-        ) { try await send(refreshedRequest) }
+        ) { try await send(refreshedRequest, currentConfiguration.networkEngine) }
     }
 
     /// Whether the request that got a 401 with credential `sent` should be sent again: after the

@@ -682,6 +682,10 @@ struct SessionManagerTests {
         let meRequests = server.requests(path: "/me")
         #expect(meRequests.filter { $0.bearerToken == "expired" }.count == 3)
         #expect(meRequests.filter { $0.bearerToken == "fresh" }.count == 3)
+        // The retries went through the engine the refresh installed, as in Y-Network; the first
+        // tries through the one they were built with.
+        #expect(meRequests.filter { $0.bearerToken == "fresh" }.allSatisfy { $0.header("X-Engine") == "new" })
+        #expect(meRequests.filter { $0.bearerToken == "expired" }.allSatisfy { $0.header("X-Engine") == nil })
         // Later requests use the new configuration and the refreshed token.
         let _: User = try await manager.submit(Me())
         #expect(server.requests(path: "/me").last?.header("X-Session") == "renewed")
@@ -739,6 +743,17 @@ struct SessionManagerTests {
     }
 }
 
+/// The default transport, marking each request `X-Engine: new` (to tell which engine sent it).
+private struct EngineTaggingTransport: HTTPTransportProtocol {
+    let inner = DefaultTransport.make()
+
+    func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var tagged = request
+        tagged.setValue("new", forHTTPHeaderField: "X-Engine")
+        return try await inner.data(for: tagged)
+    }
+}
+
 /// A session that, like `TokenSession`, refreshes through `POST /refresh`, and on the way
 /// configures its manager again (a new header, itself as the session manager), as an app that
 /// keeps its configuration beside its session may do.
@@ -768,7 +783,8 @@ private final class ReconfiguringSession: SessionManager, @unchecked Sendable {
         // they have arrived).
         networkManager.configure(
             with: NetworkManagerConfiguration(
-                basePath: basePath, headers: ["X-Session": "renewed"], networkEngine: URLNetworkEngine()),
+                basePath: basePath, headers: ["X-Session": "renewed"],
+                networkEngine: URLNetworkEngine(transport: EngineTaggingTransport())),
             sessionManager: self)
         guard let fresh: Token = try? await networkManager.submit(TokenSession.Refresh()) else { return false }
         lock.withLock { token = fresh.token }
