@@ -100,9 +100,10 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// Called while a session refresh is in flight, it cancels that refresh (it belongs to the old
     /// session), and the requests waiting for it fail with ``NetworkError/unauthenticated``.
     /// Called by the refresh itself (inside ``SessionManager/refresh(networkManager:)``, while
-    /// that refresh is the one in flight), it leaves the refresh running: the waiting requests are retried when it succeeds, and the
-    /// new configuration's ``NetworkManagerConfiguration/sessionRefreshPolicy`` applies from
-    /// the next `configure` made outside a refresh.
+    /// that refresh is the one in flight), it leaves the refresh running: the waiting requests
+    /// are retried when it succeeds, through the engine configured then, and the new
+    /// configuration's ``NetworkManagerConfiguration/sessionRefreshPolicy`` applies from the next
+    /// `configure` made outside a refresh.
     public func configure(with configuration: NetworkManagerConfiguration, sessionManager: (any SessionManager)? = nil)
     {
         state.withLock { state in
