@@ -22,14 +22,6 @@ public func needsLogin(_ error: Error) -> Bool {
     return false
 }
 
-/// Whether an error is a 404, compared with the seed's enum value.
-public func isMissing(_ error: Error) -> Bool {
-    if let error = error as? NetworkError, case .httpStatusError(let status) = error {
-        return status == HTTPStatusError.notFound || HTTPStatusError.notFound == status
-    }
-    return false
-}
-
 /// The app's message for a pinning failure.
 public func pinningMessage(_ error: ServerTrustError) -> String {
     switch error {

@@ -39,24 +39,6 @@ public struct HTTPStatusFailure: Error, Sendable, Hashable, CustomStringConverti
     /// Equal when the statuses are equal, whatever the responses.
     public static func == (lhs: HTTPStatusFailure, rhs: HTTPStatusFailure) -> Bool { lhs.error == rhs.error }
 
-    /// Whether `lhs` has the status `rhs`: `status == HTTPStatusError.notFound`, written for the
-    /// seed's `HTTPStatusError`, compiles and compares the status. Disfavored, so that
-    /// `status == .notFound` (a name both types have) stays the comparison of two failures.
-    @_disfavoredOverload
-    public static func == (lhs: HTTPStatusFailure, rhs: HTTPStatusError) -> Bool { lhs.error == rhs }
-
-    /// Whether `rhs` has the status `lhs` (see the other order).
-    @_disfavoredOverload
-    public static func == (lhs: HTTPStatusError, rhs: HTTPStatusFailure) -> Bool { lhs == rhs.error }
-
-    /// Whether `lhs` has another status than `rhs`.
-    @_disfavoredOverload
-    public static func != (lhs: HTTPStatusFailure, rhs: HTTPStatusError) -> Bool { lhs.error != rhs }
-
-    /// Whether `rhs` has another status than `lhs`.
-    @_disfavoredOverload
-    public static func != (lhs: HTTPStatusError, rhs: HTTPStatusFailure) -> Bool { lhs != rhs.error }
-
     /// Hashes the status only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(error) }
 
