@@ -63,6 +63,10 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     private struct State {
         var configuration: NetworkManagerConfiguration?
         var sessionManager: (any SessionManager)?
+        /// The engine of the latest configuration, when refresh `number` set it (from inside
+        /// itself) and nothing configured the manager since: the retries of the requests that
+        /// waited for that refresh go through it.
+        var engineFromRefresh: (number: Int, engine: NetworkEngine)?
     }
 
     private let state = Locked(State())
@@ -101,14 +105,16 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// session), and the requests waiting for it fail with ``NetworkError/unauthenticated``.
     /// Called by the refresh itself (inside ``SessionManager/refresh(networkManager:)``, while
     /// that refresh is the one in flight), it leaves the refresh running: the waiting requests
-    /// are retried when it succeeds, through the engine configured then, and the new
+    /// are retried when it succeeds, through the engine it configured, and the new
     /// configuration's ``NetworkManagerConfiguration/sessionRefreshPolicy`` applies from the next
     /// `configure` made outside a refresh.
     public func configure(with configuration: NetworkManagerConfiguration, sessionManager: (any SessionManager)? = nil)
     {
+        let insideRefresh = ownRefreshInFlight
         state.withLock { state in
             state.configuration = configuration
             state.sessionManager = sessionManager
+            state.engineFromRefresh = insideRefresh.map { ($0, configuration.networkEngine) }
         }
         // Called by this manager's own refresh (a session manager that stores a new configuration
         // or session while it refreshes, then returns `true`): that refresh goes on, and the
@@ -121,9 +127,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         // Only while that refresh is the one in flight: a task it started carries the task-locals
         // on after it ended, and a refresh that timed out may still run; their `configure` is one
         // from outside, which cancels whatever refresh runs by then.
-        if Self.refreshing == ObjectIdentifier(self), let number = Self.refreshNumber,
-            refresh.withLock({ $0.activeRefresh == number })
-        {
+        if insideRefresh != nil {
             configuration.networkEngine.configure(with: configuration.engineConfiguration)
             return
         }
@@ -358,7 +362,7 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// `configuration` is the one `urlRequest` was built with: its base path decides the origin
     /// the credentials may go to, whatever the manager is configured with meanwhile. `send` gets
     /// the engine to send through: `configuration`'s, and for the retry after a refresh the one
-    /// configured by then, as in Y-Network (a refresh may install a new engine).
+    /// that refresh configured, if any and nothing has configured the manager since.
     func withSession<Value>(
         _ request: NetworkRequest, _ urlRequest: URLRequest, configuration: NetworkManagerConfiguration,
         send: (URLRequest, NetworkEngine) async throws -> (Value, URLResponse)
@@ -390,23 +394,44 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         var now = urlRequest
         sessionManager.apply(&now)
         let current = Self.credentialFingerprint(of: now, appliedTo: urlRequest)
-        guard
-            try await refreshed(
-                sent: sent, current: current, sentAtEpoch: epoch, original: urlRequest, sessionManager: sessionManager)
-        else {
+        // The retry goes through the engine the refresh it waited for installed, if that refresh
+        // configured the manager and nothing has since (as in Y-Network, which read the engine
+        // again); otherwise through the one of the first try: an engine configured from outside
+        // belongs to another configuration, whose transports (a token, a cache of their own) must
+        // not see a request built for this one.
+        let retryEngine: NetworkEngine
+        switch try await refreshed(
+            sent: sent, current: current, sentAtEpoch: epoch, original: urlRequest, sessionManager: sessionManager)
+        {
+        case .giveUp:
             return (value, response)
+        case .retry:
+            retryEngine = engine
+        case .retryAfter(let number):
+            retryEngine =
+                state.withLock { $0.engineFromRefresh?.number == number ? $0.engineFromRefresh?.engine : nil }
+                ?? engine
         }
         // Applied again: a refresh may have changed the credentials since `retry` was prepared.
         var refreshedRequest = urlRequest
         sessionManager.apply(&refreshedRequest)
         return try await Origin.withCredentialHeaders(
             Self.credentialHeaderNames(of: refreshedRequest, appliedTo: urlRequest)
-        ) { try await send(refreshedRequest, currentConfiguration.networkEngine) }
+        ) { try await send(refreshedRequest, retryEngine) }
+    }
+
+    /// The number of this manager's refresh that the current task runs, while that refresh is
+    /// the one in flight; `nil` elsewhere (also in a task the refresh started, which keeps the
+    /// task-locals after the refresh ended, and in a refresh that timed out).
+    private var ownRefreshInFlight: Int? {
+        guard Self.refreshing == ObjectIdentifier(self), let number = Self.refreshNumber else { return nil }
+        return refresh.withLock { $0.activeRefresh == number } ? number : nil
     }
 
     /// Whether the request that got a 401 with credential `sent` should be sent again: after the
-    /// shared refresh succeeded, or at once when its credential was already replaced. `false`
-    /// when the refresh failed or timed out, or the loop guard refused another one.
+    /// shared refresh succeeded, or at once when its credential was already replaced. Not
+    /// (``RefreshVerdict/giveUp``) when the refresh failed or timed out, or the loop guard refused
+    /// another one.
     /// `original` is the request before the session's credentials were applied.
     ///
     /// A 401 to a request the refresh itself sends (``SessionManager/refresh(networkManager:)``
@@ -415,8 +440,8 @@ open class NetworkManager: NSObject, @unchecked Sendable {
     /// (30 s by default), with every caller behind it.
     private func refreshed(
         sent: String, current: String, sentAtEpoch epoch: Int, original: URLRequest, sessionManager: any SessionManager
-    ) async throws -> Bool {
-        if Self.refreshing == ObjectIdentifier(self) { return false }
+    ) async throws -> RefreshVerdict {
+        if ownRefreshInFlight != nil { return .giveUp }
         let policy = refresh.withLock { $0.policy }
         let now = policy.now()
         enum Step {
@@ -448,14 +473,24 @@ open class NetworkManager: NSObject, @unchecked Sendable {
         }
         switch step {
         case .settled(let outcome):
-            return outcome
+            return outcome ? .retry : .giveUp
         case .start(let number):
             startRefresh(
                 number: number, from: sent, original: original, sessionManager: sessionManager, timeout: policy.timeout)
-            return try await waitForRefresh(number: number)
+            return try await waitForRefresh(number: number) ? .retryAfter(refresh: number) : .giveUp
         case .join(let number):
-            return try await waitForRefresh(number: number)
+            return try await waitForRefresh(number: number) ? .retryAfter(refresh: number) : .giveUp
         }
+    }
+
+    /// What a request that got a 401 does (see ``refreshed(sent:current:sentAtEpoch:original:sessionManager:)``).
+    private enum RefreshVerdict {
+        /// Returns the 401.
+        case giveUp
+        /// Is sent again at once, with the current credentials.
+        case retry
+        /// Is sent again after refresh `refresh` succeeded.
+        case retryAfter(refresh: Int)
     }
 
     /// The manager whose refresh the current task runs (see ``refreshed(sent:current:sentAtEpoch:original:sessionManager:)``).

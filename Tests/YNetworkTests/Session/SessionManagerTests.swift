@@ -741,6 +741,73 @@ struct SessionManagerTests {
         }
         #expect(session.laterCancelled.values == [true])
     }
+
+    @Test(
+        "A request retried after an outside configure(with:) goes out through the engine it was first sent with, not the new configuration's"
+    )
+    func retryAfterOutsideConfigureKeepsEngine() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let released = Recorder<Bool>()
+        server.route("GET", "/me") { request in
+            // The first try is held until the test has configured the manager anew.
+            let deadline = Date().addingTimeInterval(120)
+            while released.values.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return request.bearerToken == "t2"
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        let session = SettableTokenSession(token: "t1")
+        let manager = makeManager(server: server, sessionManager: session)
+        let outcome = Recorder<Bool>()
+        Task {
+            let user: User? = try? await manager.submit(Me())
+            outcome.append(user != nil)
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while server.requests(path: "/me").isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        // Another configuration, whose engine marks what it sends; the session's token changes.
+        manager.configure(
+            with: NetworkManagerConfiguration(
+                basePath: server.baseURL.absoluteString,
+                networkEngine: URLNetworkEngine(transport: EngineTaggingTransport())),
+            sessionManager: session)
+        session.set("t2")
+        released.append(true)
+        while outcome.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+
+        #expect(outcome.values == [true])
+        let sent = server.requests(path: "/me")
+        #expect(sent.map(\.bearerToken) == ["t1", "t2"])
+        #expect(
+            sent.allSatisfy { $0.header("X-Engine") == nil }, "the retry went through the new configuration's engine")
+    }
+
+    @Test(
+        "A task started by a refresh that submits after that refresh ended gets a refresh of its own on a 401, not an immediate failure"
+    )
+    func taskOfEndedRefreshRefreshes() async throws {
+        let server = try LoopbackServer()
+        defer { server.shutdown() }
+        let accepted = Recorder<String>()
+        accepted.append("fresh1")
+        server.route("GET", "/me") { request in
+            request.bearerToken == accepted.values.last
+                ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
+        }
+        let session = LateSubmittingSession()
+        let manager = makeManager(server: server, sessionManager: session)
+        let _: User = try await manager.submit(Me())
+        #expect(session.refreshes.values.count == 1)
+        // `fresh1` expires; the refresh's task submits now.
+        accepted.append("fresh2")
+        session.release()
+        let deadline = Date().addingTimeInterval(120)
+        while session.lateOutcome.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+
+        #expect(session.lateOutcome.values == [true])
+        #expect(session.refreshes.values.count == 2)
+        #expect(server.requests(path: "/me").map(\.bearerToken) == ["expired", "fresh1", "fresh1", "fresh2"])
+    }
 }
 
 /// The default transport, marking each request `X-Engine: new` (to tell which engine sent it).
@@ -836,6 +903,64 @@ private final class LateReconfiguringSession: SessionManager, @unchecked Sendabl
             reconfigured.append(1)
         }
         lock.withLock { token = "fresh" }
+        return true
+    }
+}
+
+/// A session with a token the test sets, whose refresh fails (not used by the tests that use it).
+private final class SettableTokenSession: SessionManager, @unchecked Sendable {
+    // @unchecked: `token` is behind `lock`.
+    private let lock = NSLock()
+    private var token: String
+
+    init(token: String) {
+        self.token = token
+    }
+
+    func set(_ token: String) {
+        lock.withLock { self.token = token }
+    }
+
+    func apply(_ request: inout URLRequest) {
+        let token = lock.withLock { self.token }
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool { false }
+}
+
+/// A session whose first refresh hands out `fresh1` and starts a task that, once released,
+/// submits `Me()` and records whether it succeeded (the task keeps the refresh's task-locals);
+/// its later refreshes hand out `fresh2`.
+private final class LateSubmittingSession: SessionManager, @unchecked Sendable {
+    // @unchecked: the mutable state is behind `lock`.
+    private let lock = NSLock()
+    private var token = "expired"
+    private var released = false
+    let refreshes = Recorder<Int>()
+    let lateOutcome = Recorder<Bool>()
+
+    func release() {
+        lock.withLock { released = true }
+    }
+
+    func apply(_ request: inout URLRequest) {
+        let token = lock.withLock { self.token }
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.append(1)
+        if refreshes.values.count == 1 {
+            Task {
+                while !lock.withLock({ released }) { try? await Task.sleep(nanoseconds: 10_000_000) }
+                let user: User? = try? await networkManager.submit(Me())
+                lateOutcome.append(user != nil)
+            }
+            lock.withLock { token = "fresh1" }
+        } else {
+            lock.withLock { token = "fresh2" }
+        }
         return true
     }
 }
