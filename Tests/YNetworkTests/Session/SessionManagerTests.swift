@@ -846,8 +846,12 @@ private final class ReconfiguringSession: SessionManager, @unchecked Sendable {
 
     func refresh(networkManager: NetworkManager) async -> Bool {
         refreshes.append(1)
-        // The first tries all wait for this refresh by now (the server holds `/refresh` until
-        // they have arrived).
+        // Configured only once the three first tries wait for this refresh (up to 120 s): a
+        // starved run could otherwise build a first try with the new configuration.
+        let deadline = Date().addingTimeInterval(120)
+        while networkManager.refreshWaiterCount < 3, Date() < deadline {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
         networkManager.configure(
             with: NetworkManagerConfiguration(
                 basePath: basePath, headers: ["X-Session": "renewed"],
