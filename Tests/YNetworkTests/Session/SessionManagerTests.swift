@@ -619,16 +619,7 @@ struct SessionManagerTests {
         let manager = makeManager(
             server: server, sessionManager: session, refreshPolicy: SessionRefreshPolicy(timeout: 600))
         let outcomes = Recorder<Bool>()
-        for _ in 0..<3 {
-            Task {
-                do {
-                    let _: User = try await manager.submit(Me())
-                    outcomes.append(false)
-                } catch {
-                    outcomes.append(error as? YNetwork.NetworkError == .unauthenticated)
-                }
-            }
-        }
+        for _ in 0..<3 { submitExpectingUnauthenticated(manager, into: outcomes) }
         // Wait until the refresh runs and all three wait for it (under ThreadSanitizer, with the
         // whole suite starting at once, trivial tests took 80-97 s: 60 s was once not enough).
         let deadline = Date().addingTimeInterval(300)
@@ -715,30 +706,15 @@ struct SessionManagerTests {
         // The server now refuses the fresh token: refresh 2 starts and hangs.
         accepting.append(false)
         let outcome = Recorder<Bool>()
-        Task {
-            do {
-                let _: User = try await manager.submit(Me())
-                outcome.append(false)
-            } catch {
-                outcome.append(error as? YNetwork.NetworkError == .unauthenticated)
-            }
-        }
-        let deadline = Date().addingTimeInterval(300)
-        while session.laterStarted.values.isEmpty || manager.refreshWaiterCount < 1, Date() < deadline {
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
+        submitExpectingUnauthenticated(manager, into: outcome)
+        _ = await eventually(within: 300) { !session.laterStarted.values.isEmpty && manager.refreshWaiterCount >= 1 }
         #expect(manager.refreshWaiterCount == 1)
         // The task of refresh 1 (which ended) configures now: a configure from outside refresh 2.
         session.release()
-        let released = Date()
-        while outcome.values.isEmpty, Date().timeIntervalSince(released) < 120 {
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
+        _ = await eventually { !outcome.values.isEmpty }
         #expect(outcome.values == [true], "the waiter of refresh 2 still waits after 120 s")
         #expect(session.reconfigured.values == [1])
-        while session.laterCancelled.values.isEmpty, Date().timeIntervalSince(released) < 120 {
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
+        _ = await eventually { !session.laterCancelled.values.isEmpty }
         #expect(session.laterCancelled.values == [true])
     }
 
@@ -756,15 +732,14 @@ struct SessionManagerTests {
             return request.bearerToken == "t2"
                 ? .json(#"{"id":1,"name":"Ada"}"#) : .json(#"{"error":"expired"}"#, status: 401)
         }
-        let session = SettableTokenSession(token: "t1")
+        let session = BearerSession(token: "t1")
         let manager = makeManager(server: server, sessionManager: session)
         let outcome = Recorder<Bool>()
         Task {
             let user: User? = try? await manager.submit(Me())
             outcome.append(user != nil)
         }
-        let deadline = Date().addingTimeInterval(120)
-        while server.requests(path: "/me").isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !server.requests(path: "/me").isEmpty }
         // Another configuration, whose engine marks what it sends; the session's token changes.
         manager.configure(
             with: NetworkManagerConfiguration(
@@ -773,7 +748,7 @@ struct SessionManagerTests {
             sessionManager: session)
         session.set("t2")
         released.append(true)
-        while outcome.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !outcome.values.isEmpty }
 
         #expect(outcome.values == [true])
         let sent = server.requests(path: "/me")
@@ -801,12 +776,23 @@ struct SessionManagerTests {
         // `fresh1` expires; the refresh's task submits now.
         accepted.append("fresh2")
         session.release()
-        let deadline = Date().addingTimeInterval(120)
-        while session.lateOutcome.values.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = await eventually { !session.lateOutcome.values.isEmpty }
 
         #expect(session.lateOutcome.values == [true])
         #expect(session.refreshes.values.count == 2)
         #expect(server.requests(path: "/me").map(\.bearerToken) == ["expired", "fresh1", "fresh1", "fresh2"])
+    }
+
+    /// Submits `Me()` in a task of its own and records whether it failed with `unauthenticated`.
+    private func submitExpectingUnauthenticated(_ manager: NetworkManager, into outcomes: Recorder<Bool>) {
+        Task {
+            do {
+                let _: User = try await manager.submit(Me())
+                outcomes.append(false)
+            } catch {
+                outcomes.append(error as? YNetwork.NetworkError == .unauthenticated)
+            }
+        }
     }
 }
 
@@ -821,108 +807,29 @@ private struct EngineTaggingTransport: HTTPTransportProtocol {
     }
 }
 
-/// A session that, like `TokenSession`, refreshes through `POST /refresh`, and on the way
-/// configures its manager again (a new header, itself as the session manager), as an app that
-/// keeps its configuration beside its session may do.
-private final class ReconfiguringSession: SessionManager, @unchecked Sendable {
-    // @unchecked: `token` is behind `lock`.
-    private let lock = NSLock()
-    private var token = "expired"
-    let refreshes = Recorder<Int>()
-    let basePath: String
-
-    init(basePath: String) {
-        self.basePath = basePath
-    }
-
-    func apply(_ request: inout URLRequest) {
-        let token = lock.withLock { self.token }
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-    }
-
-    struct Token: Decodable, Sendable {
-        let token: String
-    }
-
-    func refresh(networkManager: NetworkManager) async -> Bool {
-        refreshes.append(1)
-        // Configured only once the three first tries wait for this refresh (up to 120 s): a
-        // starved run could otherwise build a first try with the new configuration.
-        let deadline = Date().addingTimeInterval(120)
-        while networkManager.refreshWaiterCount < 3, Date() < deadline {
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-        networkManager.configure(
-            with: NetworkManagerConfiguration(
-                basePath: basePath, headers: ["X-Session": "renewed"],
-                networkEngine: URLNetworkEngine(transport: EngineTaggingTransport())),
-            sessionManager: self)
-        guard let fresh: Token = try? await networkManager.submit(TokenSession.Refresh()) else { return false }
-        lock.withLock { token = fresh.token }
-        return true
-    }
-}
-
-/// A session whose first refresh succeeds (`fresh`) and starts a task that configures the
-/// manager later, when released (the task inherits the refresh's task-locals); every later
-/// refresh hangs (300 s) unless cancelled.
-private final class LateReconfiguringSession: SessionManager, @unchecked Sendable {
+/// A session sending `Authorization: Bearer <token>` with a token that the test or a subclass's
+/// refresh sets, and a gate a subclass's task can wait on; its own refresh fails.
+private class BearerSession: SessionManager, @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`.
     private let lock = NSLock()
-    private var token = "expired"
-    private var refreshCount = 0
-    private var released = false
-    let configuration: NetworkManagerConfiguration
-    let laterStarted = Recorder<Int>()
-    let laterCancelled = Recorder<Bool>()
-    let reconfigured = Recorder<Int>()
-
-    init(configuration: NetworkManagerConfiguration) {
-        self.configuration = configuration
-    }
-
-    func release() {
-        lock.withLock { released = true }
-    }
-
-    func apply(_ request: inout URLRequest) {
-        let token = lock.withLock { self.token }
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-    }
-
-    func refresh(networkManager: NetworkManager) async -> Bool {
-        let number = lock.withLock {
-            refreshCount += 1
-            return refreshCount
-        }
-        guard number == 1 else {
-            laterStarted.append(number)
-            try? await Task.sleep(nanoseconds: 300_000_000_000)
-            laterCancelled.append(Task.isCancelled)
-            return false
-        }
-        Task { [configuration] in
-            while !lock.withLock({ released }) { try? await Task.sleep(nanoseconds: 10_000_000) }
-            networkManager.configure(with: configuration, sessionManager: self)
-            reconfigured.append(1)
-        }
-        lock.withLock { token = "fresh" }
-        return true
-    }
-}
-
-/// A session with a token the test sets, whose refresh fails (not used by the tests that use it).
-private final class SettableTokenSession: SessionManager, @unchecked Sendable {
-    // @unchecked: `token` is behind `lock`.
-    private let lock = NSLock()
     private var token: String
+    private var released = false
 
-    init(token: String) {
+    init(token: String = "expired") {
         self.token = token
     }
 
     func set(_ token: String) {
         lock.withLock { self.token = token }
+    }
+
+    /// Opens the gate ``waitForRelease()`` waits on.
+    func release() {
+        lock.withLock { released = true }
+    }
+
+    func waitForRelease() async {
+        while !lock.withLock({ released }) { try? await Task.sleep(nanoseconds: 10_000_000) }
     }
 
     func apply(_ request: inout URLRequest) {
@@ -933,37 +840,90 @@ private final class SettableTokenSession: SessionManager, @unchecked Sendable {
     func refresh(networkManager: NetworkManager) async -> Bool { false }
 }
 
+/// A session that, like `TokenSession`, refreshes through `POST /refresh`, and on the way
+/// configures its manager again (a new header, itself as the session manager), as an app that
+/// keeps its configuration beside its session may do.
+private final class ReconfiguringSession: BearerSession, @unchecked Sendable {
+    let refreshes = Recorder<Int>()
+    let basePath: String
+
+    init(basePath: String) {
+        self.basePath = basePath
+        super.init()
+    }
+
+    struct Token: Decodable, Sendable {
+        let token: String
+    }
+
+    override func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.append(1)
+        // Configured only once the three first tries wait for this refresh (up to 120 s): a
+        // starved run could otherwise build a first try with the new configuration.
+        _ = await eventually { networkManager.refreshWaiterCount >= 3 }
+        networkManager.configure(
+            with: NetworkManagerConfiguration(
+                basePath: basePath, headers: ["X-Session": "renewed"],
+                networkEngine: URLNetworkEngine(transport: EngineTaggingTransport())),
+            sessionManager: self)
+        guard let fresh: Token = try? await networkManager.submit(TokenSession.Refresh()) else { return false }
+        set(fresh.token)
+        return true
+    }
+}
+
+/// A session whose first refresh succeeds (`fresh`) and starts a task that configures the
+/// manager later, when released (the task inherits the refresh's task-locals); every later
+/// refresh hangs (300 s) unless cancelled.
+private final class LateReconfiguringSession: BearerSession, @unchecked Sendable {
+    let configuration: NetworkManagerConfiguration
+    let refreshes = Recorder<Int>()
+    let laterStarted = Recorder<Int>()
+    let laterCancelled = Recorder<Bool>()
+    let reconfigured = Recorder<Int>()
+
+    init(configuration: NetworkManagerConfiguration) {
+        self.configuration = configuration
+        super.init()
+    }
+
+    override func refresh(networkManager: NetworkManager) async -> Bool {
+        refreshes.append(1)
+        let number = refreshes.values.count
+        guard number == 1 else {
+            laterStarted.append(number)
+            try? await Task.sleep(nanoseconds: 300_000_000_000)
+            laterCancelled.append(Task.isCancelled)
+            return false
+        }
+        Task { [configuration] in
+            await waitForRelease()
+            networkManager.configure(with: configuration, sessionManager: self)
+            reconfigured.append(1)
+        }
+        set("fresh")
+        return true
+    }
+}
+
 /// A session whose first refresh hands out `fresh1` and starts a task that, once released,
 /// submits `Me()` and records whether it succeeded (the task keeps the refresh's task-locals);
 /// its later refreshes hand out `fresh2`.
-private final class LateSubmittingSession: SessionManager, @unchecked Sendable {
-    // @unchecked: the mutable state is behind `lock`.
-    private let lock = NSLock()
-    private var token = "expired"
-    private var released = false
+private final class LateSubmittingSession: BearerSession, @unchecked Sendable {
     let refreshes = Recorder<Int>()
     let lateOutcome = Recorder<Bool>()
 
-    func release() {
-        lock.withLock { released = true }
-    }
-
-    func apply(_ request: inout URLRequest) {
-        let token = lock.withLock { self.token }
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-    }
-
-    func refresh(networkManager: NetworkManager) async -> Bool {
+    override func refresh(networkManager: NetworkManager) async -> Bool {
         refreshes.append(1)
         if refreshes.values.count == 1 {
             Task {
-                while !lock.withLock({ released }) { try? await Task.sleep(nanoseconds: 10_000_000) }
+                await waitForRelease()
                 let user: User? = try? await networkManager.submit(Me())
                 lateOutcome.append(user != nil)
             }
-            lock.withLock { token = "fresh1" }
+            set("fresh1")
         } else {
-            lock.withLock { token = "fresh2" }
+            set("fresh2")
         }
         return true
     }
